@@ -1,0 +1,3 @@
+from guilens.cli import main
+
+main()

@@ -1,0 +1,91 @@
+"""The agent protocol: what the runner asks of any agent, built in or plugged in.
+
+`reset` starts an attempt, `step` turns one observation into one action, and
+the optional `lessons` reflects on a finished attempt so the next one (pass@k)
+can do better. An agent never touches the device or the user directly: it
+emits an action, and the runner performs it, asks the user, and tells the
+agent what came of it in the next `StepInput`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from guilens.episode import LTMEntry, Memory, Usage
+
+if TYPE_CHECKING:
+    from guilens.device.base import Observation
+    from guilens.episode import Episode
+
+
+@dataclass
+class AgentContext:
+    """What an agent knows when an attempt starts."""
+
+    task: Any
+    """The `guilens.scenarios.model.Task` being attempted."""
+    instruction: str
+    """The instruction at the run's level (L0, L1 or L2): all the agent is told of the task."""
+    level: str = "L0"
+    screen_size: tuple[int, int] = (1080, 2400)
+    attempt: int = 1
+    attempts: int = 1
+    budget: int = 30
+    lessons: list[str] = field(default_factory=list)
+    """Lessons from earlier attempts at this task (pass@k)."""
+    ltm: list[LTMEntry] = field(default_factory=list)
+    """Long-term memory carried from earlier attempts and tasks."""
+    apps: list[str] = field(default_factory=list)
+    """Apps installed on the device."""
+    seed: int | None = None
+
+
+@dataclass
+class StepInput:
+    """What the agent gets at each step besides the screen."""
+
+    index: int
+    observation: Observation
+    budget_left: int
+    last_result: str = ""
+    """What the device said the previous action did."""
+    last_error: str | None = None
+    """Why the previous action was rejected, if it was (invalid action, unknown element)."""
+    user_answer: str | None = None
+    """The user's answer, when the previous action was `ask_user`."""
+    history: list[dict[str, Any]] = field(default_factory=list)
+    """Earlier steps of this attempt: action, description, question and answer."""
+
+
+@dataclass
+class AgentStep:
+    """One decision. `action` may be an action model, our JSON dict, or any format `parse_action` reads."""
+
+    action: Any
+    thought: str = ""
+    description: str = ""
+    action_result: str = ""
+    """CoM: what the previous action did, in the agent's words (the new STM entry)."""
+    memory: Memory = field(default_factory=Memory)
+    usage: Usage = field(default_factory=Usage)
+    error: str | None = None
+    """Set when the agent could not produce an action (malformed model output after retries)."""
+
+
+@runtime_checkable
+class Agent(Protocol):
+    name: str
+    model: str | None
+
+    def reset(self, context: AgentContext) -> None: ...
+
+    def step(self, inp: StepInput) -> AgentStep: ...
+
+
+def lessons_of(agent: Agent, episode: Episode, steps: list[Any]) -> list[str]:
+    """Ask an agent for lessons after a failed attempt, if it knows how."""
+    fn = getattr(agent, "lessons", None)
+    if fn is None:
+        return []
+    return list(fn(episode, steps) or [])

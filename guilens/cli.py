@@ -1,0 +1,39 @@
+"""The `guilens` command. Thin: each area registers its commands from `guilens/commands/`,
+and heavy imports (the LLM SDK, Textual) happen inside the command that needs them."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import sys
+
+import typer
+
+from guilens import commands
+
+app = typer.Typer(
+    name="guilens",
+    help="A terminal lab for mobile GUI agents: watch, pause, answer, take over, replay and judge.",
+    no_args_is_help=False,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode="rich",
+)
+
+for _info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
+    importlib.import_module(f"{commands.__name__}.{_info.name}").register(app)
+
+
+class UserError(Exception):
+    """A mistake of the person at the keyboard: printed as one clear line, exit status 2."""
+
+
+def main() -> None:
+    from guilens.actions import ActionError
+    from guilens.config import ConfigError
+
+    try:
+        app()
+    except (UserError, ConfigError, ActionError) as err:
+        typer.secho(f"error: {err}", err=True, fg="red")
+        sys.exit(2)

@@ -1,0 +1,84 @@
+"""`guilens version`, `guilens schema`, `guilens locate`."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import typer
+
+SCHEMAS: dict[str, Callable[[], dict[str, Any]]] = {}
+
+
+def schema_kind(name: str) -> Callable[[Callable[[], dict[str, Any]]], Callable[[], dict[str, Any]]]:
+    """Register a JSON Schema for `guilens schema NAME`; areas add their models here."""
+
+    def deco(fn: Callable[[], dict[str, Any]]) -> Callable[[], dict[str, Any]]:
+        SCHEMAS[name] = fn
+        return fn
+
+    return deco
+
+
+@schema_kind("episode")
+def _episode() -> dict[str, Any]:
+    from guilens.episode import Episode
+
+    return Episode.model_json_schema()
+
+
+@schema_kind("step")
+def _step() -> dict[str, Any]:
+    from guilens.episode import Step
+
+    return Step.model_json_schema()
+
+
+@schema_kind("action")
+def _action() -> dict[str, Any]:
+    from guilens.actions import ACTION_ADAPTER
+
+    return ACTION_ADAPTER.json_schema()
+
+
+def _load_area_schemas() -> None:
+    # Areas whose models are heavier register lazily, on first use of `guilens schema`.
+    import importlib
+
+    for mod in ("guilens.scenarios.model", "guilens.judge.verdict"):
+        try:
+            m = importlib.import_module(mod)
+        except ModuleNotFoundError:
+            continue
+        hook = getattr(m, "register_schemas", None)
+        if hook is not None:
+            hook(schema_kind)
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def version() -> None:
+        """Print the guilens version."""
+        from guilens import __version__
+
+        typer.echo(f"guilens {__version__}")
+
+    @app.command()
+    def schema(kind: str = typer.Argument(..., help="episode, step, action, scenario, verdict")) -> None:
+        """Print the JSON Schema of a file guilens writes or reads."""
+        _load_area_schemas()
+        if kind not in SCHEMAS:
+            typer.secho(f"error: no schema {kind!r}; choose from {', '.join(sorted(SCHEMAS))}", err=True, fg="red")
+            raise typer.Exit(2)
+        typer.echo(json.dumps(SCHEMAS[kind](), indent=2))
+
+    @app.command()
+    def locate() -> None:
+        """Print where guilens keeps its config file, cache and runs."""
+        from guilens.config import config_file, load_settings
+
+        s = load_settings()
+        typer.echo(f"config file: {config_file()}")
+        typer.echo(f"cache:       {s.cache_dir}")
+        typer.echo(f"runs:        {s.run_dir.resolve()}")

@@ -1,0 +1,103 @@
+"""The device protocol: what the runner, agents, checks and screens may ask of a phone.
+
+The simulated phone and a real adb device look the same from above: the same
+observation, the same UI-tree format, the same actions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from functools import cached_property
+from typing import Any, Protocol, runtime_checkable
+
+from PIL import Image
+
+from guilens.actions import Action
+from guilens.device.uitree import UINode, parse_ui_xml
+
+
+class DeviceError(RuntimeError):
+    """A device problem a person can fix; `fix` says how."""
+
+    def __init__(self, message: str, fix: str = "") -> None:
+        super().__init__(message)
+        self.fix = fix
+
+    def __str__(self) -> str:
+        base = super().__str__()
+        return f"{base} ({self.fix})" if self.fix else base
+
+
+class DeviceNotFound(DeviceError):
+    pass
+
+
+class DeviceOffline(DeviceError):
+    pass
+
+
+class DeviceUnauthorized(DeviceError):
+    pass
+
+
+class DeviceDisconnected(DeviceError):
+    """The device went away mid-run; the runner pauses on this rather than failing the episode."""
+
+
+class UnsupportedAction(DeviceError):
+    pass
+
+
+@dataclass
+class Observation:
+    """One look at the device: what the agent sees and what checks read."""
+
+    screenshot: Image.Image
+    ui_xml: str | None
+    app: str
+    clock: datetime
+    size: tuple[int, int]
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @cached_property
+    def ui(self) -> UINode | None:
+        return parse_ui_xml(self.ui_xml) if self.ui_xml else None
+
+
+@runtime_checkable
+class Device(Protocol):
+    """A phone guilens can drive. `name` is what episodes record (`sim`, `adb:SERIAL`)."""
+
+    name: str
+
+    @property
+    def size(self) -> tuple[int, int]: ...
+
+    def observe(self) -> Observation: ...
+
+    def act(self, action: Action) -> str:
+        """Perform a resolved action (pixels, not element targets); return what happened, in a few words."""
+        ...
+
+    def list_apps(self) -> list[str]: ...
+
+    def set_clock(self, when: datetime) -> None: ...
+
+    def clock(self) -> datetime: ...
+
+    def snapshot(self) -> Any:
+        """An opaque state to `restore`; `None` where the device cannot snapshot."""
+        ...
+
+    def restore(self, snap: Any) -> None: ...
+
+    def reset(self, steps: list[str] | None = None) -> None:
+        """Back to a clean state: the sim restores its initial snapshot, adb runs `steps` (shell commands)."""
+        ...
+
+    def state(self) -> dict[str, Any] | None:
+        """App state as JSON for rule checks (sim); `None` where the device cannot tell."""
+        ...
+
+    def close(self) -> None: ...
