@@ -21,6 +21,7 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -181,20 +182,23 @@ def encode_png(img: Image.Image, path: Path) -> int:
     """Write `img` losslessly and small; return the bytes written.
 
     UI screens usually have few colours: those go out as an exact palette PNG,
-    several times smaller than RGB and still lossless. Others go out as RGB.
+    about half the size of the same pixels as RGB. Screens with many colours
+    (photos, video) barely compress, so they get zlib's fastest level: levels
+    above 1 cost seven times the time there for a tenth off the size.
     """
-    if img.mode not in ("RGB", "RGBA", "P", "L"):
+    if img.mode not in ("RGB", "P", "L"):
         img = img.convert("RGB")
-    out = img
-    if img.mode in ("RGB", "RGBA"):
+    out, level = img, 6
+    if img.mode == "RGB":
         colors = img.getcolors(256)
         if colors is not None:
-            out = img.quantize(colors=len(colors), method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
-            # FASTOCTREE is exact when the colour count fits the palette; check, and fall back if not.
-            if out.convert(img.mode).tobytes() != img.tobytes():
+            out = img.quantize(colors=len(colors), method=Image.Quantize.MAXCOVERAGE, dither=Image.Dither.NONE)
+            if out.convert("RGB").tobytes() != img.tobytes():  # the quantizer is exact here in practice; make sure
                 out = img
+        elif img.getcolors(8192) is None:
+            level = 1
     tmp = path.with_name(f".{path.name}.tmp")
-    out.save(tmp, format="PNG", compress_level=6)
+    out.save(tmp, format="PNG", compress_level=level)
     os.replace(tmp, path)
     return path.stat().st_size
 
@@ -202,7 +206,7 @@ def encode_png(img: Image.Image, path: Path) -> int:
 class Recorder:
     """Writes one attempt directory. Thread-safe for one producer (the step loop)."""
 
-    def __init__(self, directory: Path, episode: Episode, *, max_pending: int = 8) -> None:
+    def __init__(self, directory: Path, episode: Episode, *, max_pending: int = 8, encoders: int = 2) -> None:
         self.dir = Path(directory)
         (self.dir / "screens").mkdir(parents=True, exist_ok=True)
         self.episode = episode
@@ -211,6 +215,9 @@ class Recorder:
         self.steps: list[Step] = []
         self.bytes_written = 0
         self._queue: queue.Queue[tuple[Any, ...] | None] = queue.Queue(maxsize=max_pending)
+        # Encoders run in parallel (Pillow releases the GIL while compressing); one writer
+        # thread takes their results in step order, so lines land in order after their PNGs.
+        self._pool = ThreadPoolExecutor(max_workers=encoders, thread_name_prefix="png")
         self._error: BaseException | None = None
         self._steps_file = open(self.dir / "steps.jsonl", "a", encoding="utf-8")  # noqa: SIM115
         self._writer = threading.Thread(target=self._drain, name=f"recorder-{self.dir.name}", daemon=True)
@@ -231,7 +238,8 @@ class Recorder:
             step.ui = f"ui/{step.index:04d}.xml"
         self.steps.append(step)
         self.episode.steps = len(self.steps)
-        self._queue.put(("step", step, screenshot, ui_xml))
+        png = None if screenshot is None else self._pool.submit(encode_png, screenshot, self.dir / step.screen)
+        self._queue.put(("step", step, png, ui_xml))
 
     def update_step(self, step: Step) -> None:
         """Append a corrected line for a step already recorded (annotations); readers keep the last line per index."""
@@ -253,7 +261,7 @@ class Recorder:
         ep = self.episode
         if final_screen is not None:
             ep.final_screen = self.screen_path(len(self.steps))
-            self._queue.put(("image", final_screen, ep.final_screen))
+            self._queue.put(("image", self._pool.submit(encode_png, final_screen, self.dir / ep.final_screen)))
             if final_ui is not None:
                 self._queue.put(("text", final_ui, f"ui/{len(self.steps):04d}.xml"))
         if final_state is not None:
@@ -281,6 +289,7 @@ class Recorder:
         self._closed = True
         self._queue.put(None)
         self._writer.join()
+        self._pool.shutdown(wait=True)
         self._steps_file.close()
         self._raise_writer_error()
 
@@ -298,16 +307,16 @@ class Recorder:
             try:
                 kind = item[0]
                 if kind == "step":
-                    _, step, img, ui_xml = item
-                    if img is not None:
-                        self.bytes_written += encode_png(img, self.dir / step.screen)
+                    _, step, png, ui_xml = item
+                    if png is not None:
+                        self.bytes_written += png.result()
                     if ui_xml is not None:
                         self._write_text(ui_xml, step.ui)
                     self._append(step)
                 elif kind == "line":
                     self._append(item[1])
                 elif kind == "image":
-                    self.bytes_written += encode_png(item[1], self.dir / item[2])
+                    self.bytes_written += item[1].result()
                 elif kind == "text":
                     self._write_text(item[1], item[2])
             except BaseException as err:  # surfaced to the producer on its next call
