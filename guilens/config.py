@@ -28,9 +28,9 @@ class Settings(BaseModel):
 
     run_dir: Path = Path("runs")
     """Where runs are written (`--out` overrides it)."""
-    model: str = "claude-sonnet-4-5"
+    model: str = "claude-sonnet-5-5"
     """Model for the claude agent and the llm user."""
-    judge_model: str = "claude-sonnet-4-5"
+    judge_model: str = "claude-sonnet-5-5"
     """Model for the judge's LLM stages (the grader role)."""
     device: str = "sim"
     """Default device: `sim` or `adb[:SERIAL]`."""

@@ -39,6 +39,8 @@ class AgentContext:
     apps: list[str] = field(default_factory=list)
     """Apps installed on the device."""
     seed: int | None = None
+    values: dict[str, str] = field(default_factory=dict)
+    """Values earlier tasks of a sequence produced (`{name}` templates in the task's reference)."""
 
 
 @dataclass

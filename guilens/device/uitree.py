@@ -162,7 +162,7 @@ def to_ui_xml(root: UINode) -> str:
             ("selected", _b(node.selected)),
             ("bounds", f"[{b[0]},{b[1]}][{b[2]},{b[3]}]"),
         ]
-        attr_s = " ".join(f"{k}={quoteattr(v)}" for k, v in attrs)
+        attr_s = " ".join(f"{k}={_quote(v)}" for k, v in attrs)
         pad = "  " * depth
         if node.children:
             out.append(f"{pad}<node {attr_s}>")
@@ -176,6 +176,14 @@ def to_ui_xml(root: UINode) -> str:
         emit(child, i, 1)
     out.append("</hierarchy>")
     return "\n".join(out)
+
+
+_NEEDS_ESCAPE = frozenset('&<>"\n\r\t')
+
+
+def _quote(v: str) -> str:
+    """`quoteattr`, with a fast path for the plain values that make up most of a dump."""
+    return f'"{v}"' if _NEEDS_ESCAPE.isdisjoint(v) else quoteattr(v)
 
 
 def _b(v: bool) -> str:

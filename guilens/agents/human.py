@@ -1,0 +1,93 @@
+"""A person as the agent: actions come through the run's question channel.
+
+The TUI answers `action` requests from its command line and phone view; headless,
+`guilens.headless.ConsoleResponder` answers them from standard input, so a
+human-expert baseline can be recorded with nothing but a terminal:
+
+    printf 'open notes\\ntap "New note"\\ntype Groceries\\nfinish\\n' | guilens run demo --agent human
+
+What the person types is a command (`tap 540 1200`, `tap "Search"`, `type hello`,
+`back`, `open notes`, `answer 42`, `finish`) or a JSON action. A typo is
+answered with what was wrong and asked again; it does not cost a step. The
+runner's take-over uses the same request, so the two feel the same.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from guilens.actions import COMMAND_HELP, ActionError, to_command
+from guilens.agents.base import AgentContext, AgentStep, StepInput
+from guilens.run.resolve import parse_person_action, resolve_action
+
+if TYPE_CHECKING:
+    from guilens.config import Settings
+    from guilens.control import QuestionChannel, RunControl
+    from guilens.device.base import Observation
+
+
+def ask_person_for_action(
+    channel: QuestionChannel,
+    control: RunControl | None,
+    obs: Observation,
+    *,
+    prompt: str,
+    context: dict[str, Any] | None = None,
+    max_tries: int = 20,
+) -> Any:
+    """Ask for an action until the person types one that parses; `Cancelled` if the run is cancelled."""
+    error = ""
+    for _ in range(max_tries):
+        text = prompt if not error else f"{error}\n{prompt}"
+        reply = channel.ask("action", text, context={**(context or {}), "error": error or None}, control=control)
+        try:
+            action = parse_person_action(reply, obs.size)
+            resolve_action(action, obs)  # a target not on screen is a typo too: ask again
+            return action
+        except ActionError as err:
+            error = f"not an action: {err}"
+    raise ActionError(f"no valid action after {max_tries} tries; commands: {COMMAND_HELP}")
+
+
+class HumanAgent:
+    """Every step is a person's decision; the thought is left empty, the description is the command."""
+
+    name = "human"
+    model: str | None = None
+
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        *,
+        channel: QuestionChannel | None = None,
+        control: RunControl | None = None,
+    ) -> None:
+        if channel is None:
+            raise ValueError("the human agent needs the run's question channel")
+        self.channel = channel
+        self.control = control
+        self.context: AgentContext | None = None
+
+    def reset(self, context: AgentContext) -> None:
+        self.context = context
+
+    def step(self, inp: StepInput) -> AgentStep:
+        ctx = self.context
+        lines = []
+        if ctx is not None and inp.index == 0:
+            lines.append(f"Task: {ctx.instruction}")
+        if inp.last_error:
+            lines.append(f"The last action was rejected: {inp.last_error}")
+        elif inp.last_result:
+            lines.append(f"Last action: {inp.last_result}")
+        if inp.user_answer is not None:
+            lines.append(f"The user answered: {inp.user_answer}")
+        lines.append(f"Step {inp.index + 1} ({inp.budget_left} left) on {inp.observation.app or 'the launcher'}: your action?")
+        action = ask_person_for_action(
+            self.channel,
+            self.control,
+            inp.observation,
+            prompt="\n".join(lines),
+            context={"step": inp.index, "by": "agent"},
+        )
+        return AgentStep(action=action, description=to_command(action))

@@ -1,0 +1,205 @@
+"""What the claude agent says to the model: prompts (the `.md` files here), tool schemas, and
+the text renderings of the element list and of a failed attempt.
+
+Kept apart from the agent's control flow so a researcher can read and change
+what the model is told in one place.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from typing import Any
+
+from guilens.actions import KEYS
+from guilens.agents.base import AgentContext
+from guilens.device.uitree import UINode
+
+_ACTION_TYPES = [
+    "tap",
+    "long_press",
+    "swipe",
+    "type",
+    "key",
+    "open_app",
+    "wait",
+    "ask_user",
+    "answer",
+    "finish",
+]
+_ACTION_HELP = (
+    "One action, as a JSON object with `type` and its fields. Coordinates are pixels of the screenshot "
+    "you are shown (origin top left), not of any other size.\n"
+    '- tap: {"type": "tap", "x": 350, "y": 780} or {"type": "tap", "element": 12} (number from the element list)\n'
+    '- long_press: like tap, plus optional "duration_ms" (default 800)\n'
+    '- swipe: {"type": "swipe", "x1": 350, "y1": 1100, "x2": 350, "y2": 500} moves a finger from (x1,y1) to '
+    "(x2,y2); this one scrolls the content down. Optional duration_ms (default 300)\n"
+    '- type: {"type": "type", "text": "hello"} types into the focused field\n'
+    '- key: {"type": "key", "key": "back"} (back, home, enter, menu, recent)\n'
+    '- open_app: {"type": "open_app", "app": "Notes"}\n'
+    '- wait: {"type": "wait", "seconds": 2}\n'
+    '- ask_user: {"type": "ask_user", "question": "Which time should the alarm ring?"}\n'
+    '- answer: {"type": "answer", "text": "42.50"} gives the final answer; ends the task\n'
+    '- finish: {"type": "finish", "status": "success"} (or "failure"); ends the task'
+)
+
+ACT_TOOL: dict[str, Any] = {
+    "name": "act",
+    "description": "Report what your previous action did, then perform exactly one action on the phone. "
+    "Call it once per turn.",
+    "input_schema": {
+        "type": "object",
+        "properties": {
+            "action_result": {
+                "type": "string",
+                "description": "What your previous action did, judged from this screenshot, with any "
+                "task-relevant information now visible. Empty on the first step.",
+            },
+            "thought": {
+                "type": "string",
+                "description": "Where you are in the task, what is left, and why this action is next.",
+            },
+            "action": {
+                "type": "object",
+                "description": _ACTION_HELP,
+                "properties": {
+                    "type": {"type": "string", "enum": _ACTION_TYPES},
+                    "x": {"type": "integer"},
+                    "y": {"type": "integer"},
+                    "element": {"type": "integer", "description": "Number in the element list."},
+                    "x1": {"type": "integer"},
+                    "y1": {"type": "integer"},
+                    "x2": {"type": "integer"},
+                    "y2": {"type": "integer"},
+                    "duration_ms": {"type": "integer"},
+                    "text": {"type": "string"},
+                    "key": {"type": "string", "enum": list(KEYS)},
+                    "app": {"type": "string"},
+                    "seconds": {"type": "number"},
+                    "question": {"type": "string"},
+                    "status": {"type": "string", "enum": ["success", "failure"]},
+                },
+                "required": ["type"],
+            },
+            "description": {
+                "type": "string",
+                "description": "One line: what the action does and to which element.",
+            },
+            "ltm_update": {
+                "type": "object",
+                "description": "Optional: facts to keep in long-term memory, read in the current app. "
+                "Replaces your latest entry if it is for the same app; otherwise starts a new entry.",
+                "properties": {"app": {"type": "string"}, "content": {"type": "string"}},
+                "required": ["content"],
+            },
+        },
+        "required": ["action_result", "thought", "action", "description"],
+    },
+}
+
+LESSONS_TOOL: dict[str, Any] = {
+    "name": "record_lessons",
+    "description": "Record the lessons for the next attempt.",
+    "input_schema": {
+        "type": "object",
+        "properties": {
+            "lessons": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": 5},
+        },
+        "required": ["lessons"],
+    },
+}
+
+
+def load_prompt(name: str) -> str:
+    return (
+        resources.files("guilens.agents")
+        .joinpath("prompts", f"{name}.md")
+        .read_text(encoding="utf-8")
+        .strip()
+    )
+
+
+def element_line(number: int, node: UINode, scale: tuple[float, float]) -> str:
+    """`[3] Button "Save" (353,784)`: class, label, state flags, centre in screenshot pixels."""
+    kind = node.cls.rpartition(".")[2] or "View"
+    label = node.label().replace("\n", " ").strip()
+    flags = [
+        name
+        for name, on in (
+            ("editable", node.editable),
+            ("checked", node.checked),
+            ("selected", node.selected),
+            ("focused", node.focused),
+            ("scrollable", node.scrollable),
+        )
+        if on
+    ]
+    cx, cy = node.center
+    x, y = max(0, round((cx + 0.5) / scale[0] - 0.5)), max(0, round((cy + 0.5) / scale[1] - 0.5))
+    text = f'[{number}] {kind} "{label[:80]}"' if label else f"[{number}] {kind}"
+    return f"{text}{' ' + ','.join(flags) if flags else ''} ({x},{y})"
+
+
+def _get(obj: Any, name: str, default: Any = None) -> Any:
+    if isinstance(obj, dict):
+        return obj.get(name, default)
+    return getattr(obj, name, default)
+
+
+def attempt_summary(episode: Any, steps: list[Any], context: AgentContext, *, max_steps: int = 80) -> str:
+    """The failed attempt as text for the reflection call: outcome, then one line per step.
+
+    Text only (no screenshots): the descriptions and action results already say what
+    the agent saw, and the call stays cheap. Long attempts keep their start and end.
+    """
+    status = _get(episode, "status", "failure")
+    lines = [
+        f"# Task\n{_get(episode, 'instruction') or context.instruction}",
+        "",
+        f"# Outcome\nStatus: {status}. Steps taken: {len(steps)} of {_get(episode, 'budget') or context.budget}.",
+    ]
+    if _get(episode, "finish_status"):
+        lines.append(f"The agent claimed: {_get(episode, 'finish_status')}.")
+    if _get(episode, "final_answer"):
+        lines.append(f"Final answer given: {_get(episode, 'final_answer')}")
+    if _get(episode, "error"):
+        lines.append(f"Error: {_get(episode, 'error')}")
+    hits = _get(episode, "milestones") or []
+    total = _get(episode, "milestones_total") or 0
+    if total:
+        reached = ", ".join(str(_get(m, "text") or _get(m, "id")) for m in hits) or "none"
+        lines.append(f"Milestones reached: {len(hits)} of {total} ({reached}).")
+    lines += ["", "# Steps"]
+    shown = (
+        steps
+        if len(steps) <= max_steps
+        else steps[: max_steps // 4] + [None] + steps[-(max_steps * 3 // 4) :]
+    )
+    for st in shown:
+        if st is None:
+            lines.append(f"... {len(steps) - max_steps} steps left out ...")
+            continue
+        action = _get(st, "action")
+        what = (
+            _get(st, "action_description")
+            or (action.get("type") if isinstance(action, dict) else "")
+            or "no action"
+        )
+        parts = [f"{_get(st, 'index', '?')}. [{_get(st, 'app') or '?'}] {what}"]
+        if _get(st, "action_result"):
+            parts.append(f"result of the previous action: {_get(st, 'action_result')}")
+        ask = _get(st, "ask")
+        if ask:
+            parts.append(f"asked {_get(ask, 'question')!r}, answer {_get(ask, 'answer')!r}")
+        if _get(st, "error"):
+            parts.append(f"ERROR: {_get(st, 'error')}")
+        if _get(st, "by") == "human":
+            parts.append("(done by a person)")
+        lines.append(" | ".join(parts))
+    memory = _get(steps[-1], "memory") if steps else None
+    ltm = _get(memory, "ltm") or []
+    if ltm:
+        lines += ["", "# Long-term memory at the end"]
+        lines += [f"- [{_get(e, 'app')}] {_get(e, 'content')}" for e in ltm]
+    if context.lessons:
+        lines += ["", "# Lessons the agent already had"] + [f"- {x}" for x in context.lessons]
+    return "\n".join(lines)

@@ -1,0 +1,223 @@
+"""`guilens scenarios list|show|validate|verify|import-memgui`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import typer
+
+if TYPE_CHECKING:
+    from guilens.scenarios.model import Scenario, Task
+
+scenarios_app = typer.Typer(
+    name="scenarios",
+    help="List, show, validate and verify scenarios; import MemGUI-Bench's task table.",
+    no_args_is_help=True,
+)
+
+
+def _fail(problems: list[str], code: int) -> None:
+    for p in problems:
+        typer.secho(f"error: {p}", err=True, fg="red")
+    raise typer.Exit(code)
+
+
+def _load(spec: str) -> tuple[Scenario, Task | None]:
+    from guilens.scenarios.errors import ScenarioError
+    from guilens.scenarios.loader import find_task
+
+    try:
+        return find_task(spec)
+    except ScenarioError as err:
+        _fail(err.problems, 2)
+        raise  # unreachable: _fail exits
+
+
+@scenarios_app.command("list")
+def list_cmd(paths: list[Path] = typer.Argument(None, help="Scenario files or folders (default: the built-in pack).")) -> None:
+    """The scenarios: id, kind, tasks, apps, levels."""
+    from guilens.scenarios.errors import ScenarioError
+    from guilens.scenarios.loader import load_builtin, validate_paths
+
+    if paths:
+        found, problems = validate_paths(paths)
+        for p in problems:
+            typer.secho(f"error: {p}", err=True, fg="red")
+    else:
+        try:
+            found = load_builtin()
+        except ScenarioError as err:
+            _fail(err.problems, 1)
+    rows = [("SCENARIO", "KIND", "TASKS", "APPS", "LEVELS", "TITLE")]
+    for s in found:
+        apps = ", ".join(s.apps)
+        rows.append((s.id, s.kind, str(len(s.tasks)), apps if len(apps) <= 40 else apps[:37] + "...",
+                     "/".join(s.levels) or "-", s.title))
+    widths = [max(len(r[i]) for r in rows) for i in range(5)]
+    for r in rows:
+        typer.echo("  ".join(c.ljust(w) for c, w in zip(r[:5], widths, strict=True)) + "  " + r[5])
+
+
+def _show_scenario(s: Scenario) -> None:
+    typer.secho(f"{s.id}: {s.title}", bold=True)
+    if s.description:
+        typer.echo(s.description)
+    typer.echo(f"kind: {s.kind}   device: {s.device}   tasks: {len(s.tasks)}   apps: {', '.join(s.apps)}")
+    if s.kind == "sequence":
+        typer.echo(f"start: {s.start}")
+    for p in s.preferences:
+        typer.echo(f"preference {p.id} (stated in {p.stated_in}): {p.text}")
+    typer.echo("")
+    for t in s.tasks:
+        extra = f"{t.clock}  " if t.clock else ""
+        mirror = f"  mirror of {t.mirror_of}" if t.mirror_of else ""
+        typer.echo(f"  {extra}{t.id:<28} d{t.difficulty} {t.golden_steps:>3} steps  {t.memory:<14} "
+                   f"{', '.join(t.apps)}{mirror}")
+
+
+def _show_task(s: Scenario, t: Task) -> None:
+    from guilens.scenarios.spec_checks import check_to_data
+
+    typer.secho(f"{s.id}:{t.id}" + (f": {t.title}" if t.title else ""), bold=True)
+    typer.echo(f"apps: {', '.join(t.apps)}   memory: {t.memory}" + (f" ({t.output})" if t.output else "")
+               + f"   difficulty: {t.difficulty}   golden steps: {t.golden_steps}   budget: {t.budget}"
+               + ("   no copy-paste" if t.forbid_copy else ""))
+    if t.categories:
+        typer.echo(f"categories: {', '.join(t.categories)}")
+    if t.mirror_of:
+        typer.echo(f"mirror of: {t.mirror_of}")
+    if t.clock:
+        typer.echo(f"clock: {t.clock}" + (f"   at: {t.location}" if t.location else ""))
+    if t.depends_on:
+        typer.echo(f"depends on: {', '.join(t.depends_on)}")
+    if t.constrained_by:
+        typer.echo(f"constrained by: {', '.join(t.constrained_by)}")
+    if t.narration:
+        typer.echo(f"narration: {t.narration}")
+    typer.secho("\ninstruction", bold=True)
+    for lv in t.levels:
+        typer.echo(f"  {lv}: {t.instruction.at(lv)}")
+    typer.secho("\nmilestones", bold=True)
+    n = 0
+    for item in t.milestones:
+        members = getattr(item, "unordered", None)
+        group = list(members) if members is not None else [item]
+        if members is not None:
+            typer.echo("  any order:")
+        for m in group:
+            n += 1
+            pad = "    " if members is not None else "  "
+            typer.echo(f"{pad}{n}. [{m.id}] {m.text}  ({m.kind})")
+            if m.check is not None:
+                typer.echo(f"{pad}   check: {check_to_data(m.check)}")
+            if m.depends_on:
+                typer.echo(f"{pad}   after: {', '.join(m.depends_on)}")
+    if t.success.check is not None or t.success.milestones != "all":
+        typer.echo(f"  success: milestones {t.success.milestones}"
+                   + (f", and {check_to_data(t.success.check)}" if t.success.check is not None else ""))
+    if t.answer is not None:
+        typer.echo(f"  answer: {t.answer.model_dump(exclude_defaults=True) or 'required (judged by the LLM)'}")
+    u = t.user
+    if u.slots or u.profile or u.preferences or u.facts:
+        typer.secho("\nuser knowledge", bold=True)
+        for k, slot in u.slots.items():
+            typer.echo(f"  {k}: {slot.value}")
+        if u.profile:
+            typer.echo(f"  profile: {u.profile}")
+        for p in u.preferences:
+            typer.echo(f"  prefers: {p}")
+        for f in u.facts:
+            typer.echo(f"  knows: {f}")
+    if t.reference:
+        typer.secho(f"\nreference ({t.reference_steps} steps at L0)", bold=True)
+        from guilens.scenarios.spec_reference import step_to_data
+
+        for i, st in enumerate(t.reference, 1):
+            data = step_to_data(st)
+            typer.echo(f"  {i:>2}. {data if isinstance(data, str) else data}")
+
+
+@scenarios_app.command("show")
+def show_cmd(spec: str = typer.Argument(..., help="SCENARIO, SCENARIO:TASK, or a file (FILE:TASK).")) -> None:
+    """A scenario's tasks, or one task: instructions per level, milestones, user knowledge, reference."""
+    s, t = _load(spec)
+    if t is None:
+        _show_scenario(s)
+    else:
+        _show_task(s, t)
+
+
+@scenarios_app.command("validate")
+def validate_cmd(paths: list[Path] = typer.Argument(None, help="Files or folders (default: the built-in pack).")) -> None:
+    """Check scenario files; exit 0 when all are valid, 1 with every problem otherwise."""
+    from guilens.scenarios.loader import BUILTIN_DIR, scenario_files, validate_paths
+
+    targets = list(paths) if paths else [BUILTIN_DIR]
+    files = scenario_files(targets)
+    if not files:
+        _fail([f"no scenario files in {', '.join(map(str, targets))}"], 1)
+    good, problems = validate_paths(targets)
+    for s in good:
+        typer.echo(f"ok  {s.id}: {len(s.tasks)} task(s)")
+    if problems:
+        _fail(problems, 1)
+    typer.echo(f"{len(good)} scenario file(s) valid")
+
+
+@scenarios_app.command("verify")
+def verify_cmd(
+    spec: str = typer.Argument(None, help="SCENARIO, SCENARIO:TASK or a file (default: every built-in sim scenario)."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Show every finding, not only failures."),
+) -> None:
+    """Play each task's reference on a fresh sim and prove its checks right (exit 1 on any failure)."""
+    from guilens.scenarios.loader import load_builtin
+    from guilens.scenarios.verify import verify_scenario
+
+    if spec:
+        s, t = _load(spec)
+        jobs = [(s, t.id if t else None)]
+    else:
+        jobs = [(s, None) for s in load_builtin() if s.device == "sim"]
+    bad = 0
+    total = 0
+    for s, only in jobs:
+        for v in verify_scenario(s, only):
+            total += 1
+            mark = "ok  " if v.ok else "FAIL"
+            typer.secho(f"{mark} {v.scenario}:{v.task}", fg=None if v.ok else "red")
+            for f in v.findings:
+                if verbose or not f.ok:
+                    typer.echo(f"     {'ok' if f.ok else 'no'}  {f.name}: {f.detail}")
+            bad += not v.ok
+    typer.echo(f"{total - bad}/{total} task(s) verified")
+    if bad:
+        raise typer.Exit(1)
+
+
+@scenarios_app.command("import-memgui")
+def import_memgui_cmd(
+    csv_file: Path = typer.Argument(..., help="MemGUI-Bench's task table (memgui-tasks-all.csv)."),
+    out: Path = typer.Option(..., "--out", "-o", help="The scenario file to write (YAML)."),
+) -> None:
+    """Turn MemGUI-Bench's task table into a scenario for real devices (LLM-judged)."""
+    from guilens.scenarios.errors import ScenarioError
+    from guilens.scenarios.memgui import import_memgui, scenario_yaml
+
+    try:
+        s = import_memgui(csv_file)
+    except ScenarioError as err:
+        _fail(err.problems, 2)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(scenario_yaml(s), encoding="utf-8")
+    except OSError as err:
+        _fail([f"{out}: cannot write: {err.strerror or err}"], 2)
+    memory = sum(t.memory != "none" for t in s.tasks)
+    cross = sum(len(t.apps) > 1 for t in s.tasks)
+    typer.echo(f"wrote {out}: {len(s.tasks)} tasks ({memory} memory, {cross} cross-app, "
+               f"{sum(1 for t in s.tasks if t.mirror_of)} mirror pairs)")
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(scenarios_app)

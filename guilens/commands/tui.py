@@ -1,0 +1,105 @@
+"""`guilens` (no arguments: the home screen), `guilens replay EPISODE`, `guilens runs [DIR]`,
+and `guilens scenarios from-episode EPISODE --out FILE` (a human baseline as a task).
+
+Textual is imported inside the commands only: `guilens --help` stays fast.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+RENDERER_HELP = "Phone renderer: auto (Kitty/Sixel graphics where the terminal has them), halfcell, tgp, sixel."
+
+
+def _fail(message: str, code: int = 2) -> None:
+    typer.secho(f"error: {message}", err=True, fg="red")
+    raise typer.Exit(code)
+
+
+def _check_renderer(renderer: str | None) -> None:
+    if renderer is not None and renderer not in ("auto", "halfcell", "tgp", "sixel"):
+        _fail(f"--renderer {renderer!r}: choose auto, halfcell, tgp or sixel")
+
+
+def from_episode(
+    episode: Path = typer.Argument(..., help="An attempt directory recorded with --agent human (or a take-over)."),
+    out: Path = typer.Option(..., "--out", "-o", help="The scenario file to write (YAML)."),
+    task_id: str = typer.Option(None, "--id", help="Id of the new task (default: the episode's task id + -human)."),
+) -> None:
+    """Write a task whose reference, golden steps and milestones come from what a person did and marked."""
+    from guilens.baseline import BaselineError, write_baseline
+    from guilens.episode import EpisodeError
+
+    try:
+        b = write_baseline(episode, out, task_id=task_id)
+    except (BaselineError, EpisodeError) as err:
+        _fail(str(err))
+        return
+    task = b.scenario["tasks"][0]
+    typer.echo(f"wrote {out}: task {task['id']!r}, {task['golden_steps']} golden steps, "
+               f"{len(task.get('milestones', []))} milestones")
+    for problem in b.skipped:
+        typer.secho(f"warning: left out of the reference: {problem}", err=True, fg="yellow")
+
+
+def register(app: typer.Typer) -> None:
+    @app.callback(invoke_without_command=True)
+    def home(ctx: typer.Context) -> None:
+        """With no command: the home screen (pick a scenario, task, level, agent, user and device)."""
+        if ctx.invoked_subcommand is not None or ctx.resilient_parsing:
+            return
+        from guilens.config import load_settings
+        from guilens.screens.launch import home_tui
+
+        home_tui(load_settings())
+
+    @app.command()
+    def replay(
+        episode: Path = typer.Argument(..., help="An attempt directory (runs/RUN/TASK/attempt-N)."),
+        renderer: str = typer.Option(None, "--renderer", help=RENDERER_HELP),
+    ) -> None:
+        """Step through a recorded episode: before/after screens, thought, memory, milestones, verdict."""
+        from guilens.episode import EpisodeError, EpisodeReader, find_episodes
+
+        _check_renderer(renderer)
+        target = episode
+        if not (episode / "episode.json").is_file():
+            found = find_episodes(episode) if episode.is_dir() else []
+            if len(found) != 1:
+                hint = (f"it holds {len(found)} episodes; open one, or browse them with guilens runs {episode}"
+                        if found else "no episode.json here or below")
+                _fail(f"{episode}: not an attempt directory ({hint})")
+            target = found[0]
+        try:
+            EpisodeReader(target)
+        except EpisodeError as err:
+            _fail(str(err))
+        from guilens.config import load_settings
+        from guilens.screens.launch import replay_tui
+
+        replay_tui(target, renderer=renderer, settings=load_settings())
+
+    @app.command()
+    def runs(
+        directory: Path = typer.Argument(None, help="A run directory or a folder of runs (default: the run_dir setting)."),
+        renderer: str = typer.Option(None, "--renderer", help=RENDERER_HELP),
+    ) -> None:
+        """Browse every episode of a run (or of all runs): filter, and open any in the replay screen."""
+        from guilens.config import load_settings
+        from guilens.screens.launch import runs_tui
+
+        _check_renderer(renderer)
+        settings = load_settings()
+        where = directory if directory is not None else settings.run_dir
+        if not where.is_dir():
+            _fail(f"{where}: no such directory (runs are written to {settings.run_dir}; see guilens locate)")
+        runs_tui(where, renderer=renderer, settings=settings)
+
+    try:
+        from guilens.commands.scenarios import scenarios_app
+    except ImportError:  # the scenarios commands are not installed: offer it at the top level instead
+        app.command("from-episode")(from_episode)
+    else:
+        scenarios_app.command("from-episode")(from_episode)

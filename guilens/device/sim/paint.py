@@ -1,0 +1,205 @@
+"""Pixels for the widget kit: the bundled font, text measuring and wrapping, and a tiled canvas.
+
+Rendering speed comes from tiles: a run of text (or a rounded card) drawn on a
+known solid background is rendered once into a small RGB image and pasted from
+then on, which is ~30x cheaper than asking FreeType again. Everything is drawn
+with Pillow's bundled font, so screens are byte-identical on every machine.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections import OrderedDict
+from collections.abc import Callable
+from functools import lru_cache
+
+from PIL import Image, ImageDraw, ImageFont
+
+Rect = tuple[int, int, int, int]
+Color = tuple[int, int, int]
+
+_FONTS: dict[int, ImageFont.FreeTypeFont] = {}
+
+
+def font(size: int) -> ImageFont.FreeTypeFont:
+    f = _FONTS.get(size)
+    if f is None:
+        f = _FONTS[size] = ImageFont.load_default(size=size)  # type: ignore[assignment]
+    return f
+
+
+# The bundled Aileron face covers ASCII and a little punctuation; everything else is
+# drawn through this map (the tree keeps the real text) rather than as empty boxes.
+_SUBST = {
+    "×": "x", "−": "-", "÷": "/", "–": "-", "—": "-", "•": "·", "★": "*", "☆": "*",
+    "€": "EUR", "£": "GBP", "¥": "JPY", "←": "<-", "→": "->", "✓": "v", "\u00a0": " ",
+    "\n": " ", "\t": " ",
+}
+_OK = set(map(chr, range(32, 127))) | set("©«°±´·»‘’“”…‹›⁄™")
+
+
+@lru_cache(maxsize=4096)
+def drawable(s: str) -> str:
+    """The text as the bundled font can draw it."""
+    if all(ch in _OK for ch in s):
+        return s
+    out = []
+    for ch in s:
+        if ch in _OK:
+            out.append(ch)
+        elif ch in _SUBST:
+            out.append(_SUBST[ch])
+        else:
+            base = "".join(c for c in unicodedata.normalize("NFKD", ch) if c in _OK)
+            out.append(base or "?")
+    return "".join(out)
+
+
+@lru_cache(maxsize=8192)
+def text_width(s: str, size: int) -> int:
+    return int(font(size).getlength(drawable(s)))
+
+
+def line_height(size: int) -> int:
+    asc, desc = font(size).getmetrics()
+    return asc + desc
+
+
+@lru_cache(maxsize=2048)
+def wrap(text: str, size: int, width: int, max_lines: int = 0) -> tuple[str, ...]:
+    """Greedy word wrap; the last allowed line ends in an ellipsis when text is left over."""
+    lines: list[str] = []
+    for para in text.split("\n"):
+        words = para.split(" ")
+        cur = ""
+        for w in words:
+            cand = w if not cur else f"{cur} {w}"
+            if text_width(cand, size) <= width or not cur:
+                cur = cand
+                while text_width(cur, size) > width and len(cur) > 1:  # one very long word
+                    cut = len(cur) - 1
+                    while cut > 1 and text_width(cur[:cut], size) > width:
+                        cut -= 1
+                    lines.append(cur[:cut])
+                    cur = cur[cut:]
+            else:
+                lines.append(cur)
+                cur = w
+        lines.append(cur)
+    if max_lines and len(lines) > max_lines:
+        lines = lines[:max_lines]
+        lines[-1] = ellipsize(lines[-1] + " …", size, width)
+    return tuple(lines)
+
+
+def ellipsize(s: str, size: int, width: int) -> str:
+    if text_width(s, size) <= width:
+        return s
+    while s and text_width(s + "…", size) > width:
+        s = s[:-1]
+    return s.rstrip() + "…"
+
+
+class _TileCache:
+    """A bounded LRU of pre-rendered RGB tiles; eviction order is deterministic, so output is too."""
+
+    def __init__(self, limit: int = 3000) -> None:
+        self.limit = limit
+        self.items: OrderedDict[tuple, Image.Image] = OrderedDict()
+
+    def get(self, key: tuple, make: Callable[[], Image.Image]) -> Image.Image:
+        tile = self.items.get(key)
+        if tile is None:
+            tile = self.items[key] = make()
+            if len(self.items) > self.limit:
+                self.items.popitem(last=False)
+        else:
+            self.items.move_to_end(key)
+        return tile
+
+
+_TILES = _TileCache()
+
+
+class Canvas:
+    """Drawing with an origin offset, so a scroll band can be drawn into a cropped strip."""
+
+    def __init__(self, img: Image.Image, ox: int = 0, oy: int = 0) -> None:
+        self.img = img
+        self.d = ImageDraw.Draw(img)
+        self.ox = ox
+        self.oy = oy
+        self.bg: Color | None = None  # the solid colour under the view being painted, when known
+
+    def _r(self, r: Rect) -> Rect:
+        return (r[0] - self.ox, r[1] - self.oy, r[2] - self.ox, r[3] - self.oy)
+
+    def rect(self, r: Rect, fill: Color | None, outline: Color | None = None, width: int = 2,
+             radius: int = 0, bg: Color | None = None) -> None:
+        x1, y1, x2, y2 = self._r(r)
+        if x2 <= x1 or y2 <= y1:
+            return
+        if radius <= 0:
+            self.d.rectangle((x1, y1, x2 - 1, y2 - 1), fill=fill, outline=outline, width=width)
+            return
+        w, h = x2 - x1, y2 - y1
+        if bg is not None and w * h <= 600_000:
+            key = ("r", w, h, fill, outline, width, radius, bg)
+
+            def make() -> Image.Image:
+                t = Image.new("RGB", (w, h), bg)
+                ImageDraw.Draw(t).rounded_rectangle((0, 0, w - 1, h - 1), radius=radius, fill=fill,
+                                                    outline=outline, width=width)
+                return t
+
+            self.img.paste(_TILES.get(key, make), (x1, y1))
+            return
+        self.d.rounded_rectangle((x1, y1, x2 - 1, y2 - 1), radius=radius, fill=fill, outline=outline,
+                                 width=width)
+
+    def text(self, x: int, y: int, s: str, size: int, fg: Color, bg: Color | None, bold: bool = False) -> None:
+        """Draw `s` with its line box's top-left at (x, y)."""
+        s = drawable(s)
+        if not s.strip():
+            return
+        x -= self.ox
+        y -= self.oy
+        f = font(size)
+        w = text_width(s, size) + 2
+        h = line_height(size)
+        stroke = max(1, size // 40) if bold else 0
+        if bg is not None:
+            def make() -> Image.Image:
+                t = Image.new("RGB", (w + 2 * stroke, h), bg)
+                ImageDraw.Draw(t).text((stroke, 0), s, font=f, fill=fg, stroke_width=stroke, stroke_fill=fg)
+                return t
+
+            self.img.paste(_TILES.get(("t", s, size, fg, bg, stroke), make), (x - stroke, y))
+            return
+
+        def make_mask() -> Image.Image:
+            t = Image.new("L", (w + 2 * stroke, h), 0)
+            ImageDraw.Draw(t).text((stroke, 0), s, font=f, fill=255, stroke_width=stroke, stroke_fill=255)
+            return t
+
+        mask = _TILES.get(("m", s, size, stroke), make_mask)
+        self.img.paste(fg, (x - stroke, y, x - stroke + mask.width, y + mask.height), mask)
+
+    def line(self, pts: list[tuple[int, int]], fill: Color, width: int) -> None:
+        self.d.line([(x - self.ox, y - self.oy) for x, y in pts], fill=fill, width=width, joint="curve")
+
+    def ellipse(self, r: Rect, fill: Color | None, outline: Color | None = None, width: int = 2) -> None:
+        x1, y1, x2, y2 = self._r(r)
+        self.d.ellipse((x1, y1, x2 - 1, y2 - 1), fill=fill, outline=outline, width=width)
+
+    def polygon(self, pts: list[tuple[float, float]], fill: Color) -> None:
+        self.d.polygon([(x - self.ox, y - self.oy) for x, y in pts], fill=fill)
+
+    def arc(self, r: Rect, start: float, end: float, fill: Color, width: int) -> None:
+        x1, y1, x2, y2 = self._r(r)
+        self.d.arc((x1, y1, x2 - 1, y2 - 1), start, end, fill=fill, width=width)
+
+
+def mix(a: Color, b: Color, t: float) -> Color:
+    """`a` moved a fraction `t` of the way to `b`."""
+    return (round(a[0] + (b[0] - a[0]) * t), round(a[1] + (b[1] - a[1]) * t), round(a[2] + (b[2] - a[2]) * t))

@@ -1,0 +1,255 @@
+"""Running without the TUI: a one-line-per-step printer and a console that answers for a person.
+
+`HeadlessObserver` implements the runner's observer protocol with rich: one
+line per step (action, what the device said, milestones reached, the user's
+answer), a summary line per attempt, and a progress bar when a run holds
+several tasks and the output is a terminal. Piped, it prints plain lines.
+
+`ConsoleResponder` answers the run's question channel from standard input:
+the human agent's actions and the human user's answers. End of input while a
+request is open cancels the run (the episode is recorded as `aborted`).
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+if TYPE_CHECKING:
+    from guilens.control import QuestionChannel, Request, RunControl
+    from guilens.episode import Episode, Step
+
+_STATUS_STYLE = {
+    "success": "bold green",
+    "failure": "bold red",
+    "timeout": "bold yellow",
+    "error": "bold red",
+    "aborted": "bold magenta",
+    "blocked": "yellow",
+}
+
+
+def _short(text: str, n: int = 70) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def step_line(step: Step) -> str:
+    """The plain text of one step: what was done, what came of it."""
+    from guilens.actions import action_from_dict, to_command
+
+    if step.action is not None:
+        try:
+            what = to_command(action_from_dict(step.action))
+        except Exception:
+            what = str(step.action.get("type"))
+    else:
+        what = "(no action)"
+    if step.target and step.target.get("label"):
+        what += f" [{_short(step.target['label'], 30)}]"
+    parts = [_short(what, 60)]
+    kind = (step.action or {}).get("type")
+    if step.action_description and kind in ("tap", "long_press", "swipe") and not (step.target or {}).get("label"):
+        parts.append(f"({_short(step.action_description, 50)})")
+    if step.ask is not None:
+        parts.append(f"← {_short(step.ask.answer or '', 60)!r} ({step.ask.answered_by})")
+    elif step.device_result:
+        parts.append(f"→ {_short(step.device_result, 50)}")
+    if step.error:
+        parts.append(f"✗ {_short(step.error, 80)}")
+    if step.milestones:
+        parts.append("✓ " + ", ".join(step.milestones))
+    if step.by == "human":
+        parts.append("(human)")
+    return "  ".join(parts)
+
+
+class HeadlessObserver:
+    """Prints the run as it goes. Thread-safe: a batch reports from one thread per device.
+
+    On a terminal it uses rich (colour, a progress bar for several tasks); piped
+    or with `color=False` it writes plain lines straight to the stream, which
+    keeps its cost per step far below the phone's.
+    """
+
+    def __init__(
+        self,
+        stream: IO[str] | None = None,
+        *,
+        color: bool | None = None,
+        progress: bool | None = None,
+        thoughts: bool = False,
+        parallel: bool = False,
+    ) -> None:
+        self.stream = stream if stream is not None else sys.stdout
+        tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.plain = (not tty) if color is None else not color
+        self.console = Console(file=self.stream, force_terminal=not self.plain, no_color=self.plain,
+                               highlight=False, soft_wrap=True)
+        self.show_progress = (tty and not self.plain) if progress is None else progress
+        self.thoughts = thoughts
+        self._lock = threading.RLock()
+        self._progress: Progress | None = None
+        self._bar: Any = None
+        self._many = parallel
+        """Several devices at once: lines interleave, so each names its task."""
+        self._done: set[str] = set()
+
+    # -- output -----------------------------------------------------------------------------
+    def _print(self, text: str, style: str = "") -> None:
+        with self._lock:
+            if self.plain:
+                self.stream.write(text + "\n")
+                self.stream.flush()
+                return
+            target = self._progress.console if self._progress is not None else self.console
+            target.print(text, style=style or None, markup=False, highlight=False)
+
+    def _tag(self, ep: Episode) -> str:
+        tag = f"{ep.scenario}:{ep.task}" if ep.scenario else ep.task
+        if ep.attempts > 1:
+            tag += f"#{ep.attempt}"
+        return tag
+
+    # -- run --------------------------------------------------------------------------------
+    def on_run_started(self, run_dir: Path, total: int) -> None:
+        self._print(f"run {run_dir}  ({total} task{'s' if total != 1 else ''})", "bold")
+        with self._lock:
+            if self.show_progress and total > 1:
+                self._progress = Progress(
+                    TextColumn("[progress.description]{task.description}"),
+                    BarColumn(),
+                    MofNCompleteColumn(),
+                    TimeElapsedColumn(),
+                    console=self.console,
+                    transient=True,
+                )
+                self._progress.start()
+                self._bar = self._progress.add_task("tasks", total=total)
+
+    def on_task_finished(self, task_key: str, status: str) -> None:
+        with self._lock:
+            if self._progress is not None and task_key not in self._done:
+                self._done.add(task_key)
+                self._progress.advance(self._bar)
+
+    def on_run_finished(self, episodes: list[Episode]) -> None:
+        with self._lock:
+            if self._progress is not None:
+                self._progress.stop()
+                self._progress = None
+        counts: dict[str, int] = {}
+        for ep in episodes:
+            counts[ep.status] = counts.get(ep.status, 0) + 1
+        summary = ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
+        self._print(f"done: {len(episodes)} episode{'s' if len(episodes) != 1 else ''}: {summary}", "bold")
+
+    # -- attempts ---------------------------------------------------------------------------
+    def on_attempt_started(self, episode: Episode) -> None:
+        ep = episode
+        self._print(f"▶ {self._tag(ep)} {ep.level} · {ep.agent} · {ep.device} · budget {ep.budget}", "bold cyan")
+        self._print(f"  {_short(ep.instruction, 110)}", "dim")
+
+    def on_step(self, episode: Episode, step: Step) -> None:
+        prefix = f"{self._tag(episode)} " if self._many else ""
+        self._print(f"  {prefix}{step.index:>3} {step_line(step)}", "red" if step.error else "")
+        if self.thoughts and step.thought:
+            self._print(f"        {_short(step.thought, 120)}", "dim italic")
+
+    def on_state(self, episode: Episode, state: str) -> None:
+        if state in ("paused", "human", "disconnected"):
+            self._print(f"  {state}", "yellow")
+
+    def on_attempt_finished(self, episode: Episode) -> None:
+        ep = episode
+        bits = [f"{ep.steps} step{'s' if ep.steps != 1 else ''}"]
+        if ep.milestones_total:
+            bits.append(f"milestones {len(ep.milestones)}/{ep.milestones_total}")
+        if ep.user_turns:
+            bits.append(f"{ep.user_turns} user turn{'s' if ep.user_turns != 1 else ''}")
+        if ep.final_answer:
+            bits.append(f"answer {_short(ep.final_answer, 40)!r}")
+        if ep.cost_usd:
+            bits.append(f"${ep.cost_usd:.4f}")
+        if ep.timings.duration_s is not None:
+            bits.append(f"{ep.timings.duration_s:.1f} s")
+        self._print(f"■ {self._tag(ep)} {ep.status} · " + " · ".join(bits), _STATUS_STYLE.get(ep.status, "bold"))
+        if ep.error and ep.status != "success":
+            self._print(f"  {_short(ep.error, 160)}", "dim")
+
+
+class ConsoleResponder:
+    """Answers the question channel from a text stream (standard input by default).
+
+    Action requests (the human agent, a take-over) read a command line; question
+    requests (the human user) show the suggestion and take an empty line as
+    accepting it. Reading happens on the responder's own thread, so the runner's
+    wait stays cancellable.
+    """
+
+    def __init__(
+        self,
+        channel: QuestionChannel,
+        control: RunControl | None = None,
+        *,
+        stdin: IO[str] | None = None,
+        stdout: IO[str] | None = None,
+        echo: bool | None = None,
+    ) -> None:
+        self.channel = channel
+        self.control = control
+        self.stdin = stdin if stdin is not None else sys.stdin
+        self.stdout = stdout if stdout is not None else sys.stderr
+        tty = bool(getattr(self.stdin, "isatty", lambda: False)())
+        self.echo = (not tty) if echo is None else echo
+        """Print what was read when input is piped, so a transcript shows it."""
+        self._wake = threading.Condition()
+        self._opened: list[Request] = []
+        self.closed = False
+        channel.on_change(self._on_change)
+        self._thread = threading.Thread(target=self._loop, name="console-responder", daemon=True)
+        self._thread.start()
+
+    def _on_change(self, req: Request, event: str) -> None:
+        with self._wake:
+            if event == "opened":
+                self._opened.append(req)
+            else:
+                self._opened = [r for r in self._opened if r.id != req.id]
+            self._wake.notify_all()
+
+    def _write(self, text: str) -> None:
+        self.stdout.write(text)
+        self.stdout.flush()
+
+    def _loop(self) -> None:
+        while True:
+            with self._wake:
+                while not self._opened:
+                    self._wake.wait()
+                req = self._opened.pop(0)
+            if req.future.done():
+                continue
+            if req.kind == "question":
+                hint = f" [Enter: {req.suggestion}]" if req.suggestion else ""
+                self._write(f"? the agent asks: {req.text}{hint}\n> ")
+            else:
+                self._write(f"{req.text}\n> ")
+            line = self.stdin.readline()
+            if not line:
+                self.closed = True
+                self._write("(end of input: cancelling the run)\n")
+                if self.control is not None:
+                    self.control.cancel()
+                self.channel.withdraw_all()
+                return
+            text = line.rstrip("\n")
+            if self.echo:
+                self._write(text + "\n")
+            if not self.channel.answer(req.id, text):
+                self._write("(that request was withdrawn)\n")

@@ -1,0 +1,445 @@
+"""The run metrics of MemGUI-Bench, AndroidLens, ScenDroid and PSPA-Bench, each written once.
+
+Every function takes the records of one run (one `EpisodeRecord` per attempt
+directory) and returns a `Metric`: a value, the number of things it averages
+over, and a note. A metric that cannot be computed is `None` with the note
+saying why (no standard tasks: MTPR is n/a, not 0). Rates are fractions in
+0..1; the report shows them as percentages.
+
+Conventions shared by all of them:
+- A *task* is a (scenario, task id) pair; its attempts are its records.
+- pass@1 metrics use each task's attempt 1 (SR, IRR, MTPR, ATP, MSR, CAS, APR, PPR).
+- An attempt whose outcome nobody decided (aborted, interrupted, a judge that
+  could not tell) is left out, as if it had not run; the count of such attempts
+  is reported beside the metrics, never silently turned into a failure.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from statistics import fmean
+from typing import Any
+
+DIFFICULTY = {1: "easy", 2: "medium", 3: "hard"}
+CAS_ETA = 0.5
+"""ScenDroid's clarification penalty: CAS_i = s_i / (1 + eta * c_i)."""
+
+
+@dataclass(frozen=True)
+class MilestoneRecord:
+    id: str
+    reached: bool | None
+    """None: no stage could tell."""
+    agent_steps: int | None = None
+    """Agent steps taken to reach it (the step whose action reached it, plus one)."""
+    golden_step: int | None = None
+    """Reference steps to reach it (MSR's denominator)."""
+    flexible: bool = False
+    depends_on: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class EpisodeRecord:
+    """What the metrics need of one attempt: its outcome, its task's traits, its costs."""
+
+    task: str
+    attempt: int = 1
+    success: bool | None = None
+    scenario: str = ""
+    difficulty: int | None = None
+    apps: int = 1
+    memory: bool = False
+    golden_steps: int | None = None
+    steps: int = 0
+    duration_s: float | None = None
+    agent_cost_usd: float = 0.0
+    agent_tokens: int = 0
+    judge_cost_usd: float = 0.0
+    judge_tokens: int = 0
+    judge_duration_s: float | None = None
+    judged: bool = False
+    """A verdict exists for this attempt (judge cost and time are known, possibly zero)."""
+    user_turns: int = 0
+    milestones: tuple[MilestoneRecord, ...] = ()
+    irr: float | None = None
+    """0..1; only meaningful for memory tasks."""
+    path: str = ""
+    status: str = ""
+    decided_by: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.scenario, self.task)
+
+
+@dataclass(frozen=True)
+class Metric:
+    value: float | None
+    n: int = 0
+    """How many tasks or episodes the value is over."""
+    note: str = ""
+
+    @property
+    def na(self) -> bool:
+        return self.value is None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"value": None if self.value is None else round(self.value, 6), "n": self.n}
+        if self.note:
+            out["note"] = self.note
+        return out
+
+
+def _na(why: str, n: int = 0) -> Metric:
+    return Metric(None, n, why)
+
+
+# --- grouping ------------------------------------------------------------------------------------
+
+
+def by_task(records: Iterable[EpisodeRecord]) -> dict[tuple[str, str], list[EpisodeRecord]]:
+    """Each task's attempts, in attempt order."""
+    out: dict[tuple[str, str], list[EpisodeRecord]] = defaultdict(list)
+    for r in records:
+        out[r.key].append(r)
+    return {k: sorted(v, key=lambda r: r.attempt) for k, v in out.items()}
+
+
+def first_attempts(records: Iterable[EpisodeRecord]) -> list[EpisodeRecord]:
+    return [r for r in records if r.attempt == 1]
+
+
+def max_attempt(records: Iterable[EpisodeRecord]) -> int:
+    return max((r.attempt for r in records), default=0)
+
+
+def first_success(attempts: Sequence[EpisodeRecord]) -> int | None:
+    """The attempt number of a task's first success, or None."""
+    for r in sorted(attempts, key=lambda r: r.attempt):
+        if r.success is True:
+            return r.attempt
+    return None
+
+
+def _mean_metric(values: list[float], what: str, empty: str) -> Metric:
+    if not values:
+        return _na(empty)
+    return Metric(fmean(values), len(values), what)
+
+
+# --- MemGUI-Bench: SR, pass@k, FRR, IRR, MTPR, step ratio, time and cost per step ----------------
+
+
+def success_rate(records: Iterable[EpisodeRecord]) -> Metric:
+    """SR (pass@1): the share of tasks whose first attempt succeeded, over tasks with a decided first attempt."""
+    decided = [r for r in first_attempts(records) if r.success is not None]
+    return _mean_metric([1.0 if r.success else 0.0 for r in decided], "tasks", "no task has a decided first attempt")
+
+
+def pass_at_k(records: Iterable[EpisodeRecord], k: int) -> Metric:
+    """pass@k: the share of tasks that succeeded in at least one of their first k attempts.
+
+    A task counts if at least one of its first k attempts was decided. A task
+    stopped early after a success (the runner skips the remaining attempts) is a
+    success at every k from that attempt on.
+    """
+    if k < 1:
+        raise ValueError("k starts at 1")
+    values: list[float] = []
+    for attempts in by_task(records).values():
+        window = [r for r in attempts if r.attempt <= k and r.success is not None]
+        if window:
+            values.append(1.0 if any(r.success for r in window) else 0.0)
+    return _mean_metric(values, "tasks", f"no task has a decided attempt within {k}")
+
+
+def pass_at_k_curve(records: Sequence[EpisodeRecord], k_max: int | None = None) -> dict[int, Metric]:
+    """pass@k for every k from 1 to the most attempts any task had (or `k_max`)."""
+    top = k_max if k_max is not None else max_attempt(records)
+    return {k: pass_at_k(records, k) for k in range(1, top + 1)}
+
+
+def frr(records: Sequence[EpisodeRecord], k: int | None = None) -> Metric:
+    """Failure Recovery Rate (MemGUI-Bench A.6): FRR = sum_{i=2..k} w_i * R_i / N_failed, w_i = 1/(i-1).
+
+    N_failed: tasks whose first attempt failed. R_i: tasks that succeed for the
+    first time at attempt i. Faster recovery weighs more (w_2 = 1, w_3 = 0.5, ...).
+    The paper's weights; its released code uses 2^-(i-2), which differs from k = 4 on.
+    """
+    k = k if k is not None else max_attempt(records)
+    if k < 2:
+        return _na("one attempt per task: nothing to recover in")
+    failed: list[list[EpisodeRecord]] = []
+    for attempts in by_task(records).values():
+        first = next((r for r in attempts if r.attempt == 1), None)
+        if first is not None and first.success is False:
+            failed.append(attempts)
+    if not failed:
+        return _na("no task failed its first attempt")
+    total = 0.0
+    for attempts in failed:
+        i = first_success([r for r in attempts if r.attempt <= k])
+        if i is not None and i >= 2:
+            total += 1.0 / (i - 1)
+    return Metric(total / len(failed), len(failed), "tasks that failed attempt 1")
+
+
+def information_retention(records: Iterable[EpisodeRecord]) -> Metric:
+    """Average IRR over memory tasks at pass@1 (MemGUI-Bench A.6).
+
+    A successful first attempt has IRR = 1 by the analyzer's rule 1, no judge
+    needed. A failed one needs the IRR analyzer's value; failures it did not
+    analyse are left out and counted in the note (the peer code counted them as 0).
+    """
+    ok, missing = [], 0
+    for r in first_attempts(records):
+        if not r.memory or r.success is None:
+            continue
+        if r.success:
+            ok.append(1.0)
+        elif r.irr is not None:
+            ok.append(r.irr)
+        else:
+            missing += 1
+    note = "memory tasks" + (f"; {missing} failed without an IRR analysis, left out" if missing else "")
+    if not ok:
+        return _na("no memory task with an IRR" + (f" ({missing} failed unanalysed)" if missing else ""))
+    return Metric(fmean(ok), len(ok), note)
+
+
+def mtpr(records: Sequence[EpisodeRecord]) -> Metric:
+    """Memory-Task Proficiency Ratio: SR on memory tasks / SR on standard tasks (pass@1)."""
+    mem = success_rate([r for r in records if r.memory])
+    std = success_rate([r for r in records if not r.memory])
+    if std.na:
+        return _na("no standard (non-memory) tasks")
+    if mem.na:
+        return _na("no memory tasks")
+    if std.value == 0:
+        return _na("SR on standard tasks is 0", std.n)
+    return Metric(mem.value / std.value, mem.n + std.n, f"SR memory {mem.value:.3f} / SR standard {std.value:.3f}")  # type: ignore[operator]
+
+
+def step_ratio(records: Sequence[EpisodeRecord], k: int = 1) -> Metric:
+    """Average step ratio over tasks that succeeded within k attempts: agent steps / golden steps,
+    using the steps of the attempt that succeeded (the peer code always used attempt 1's)."""
+    values = []
+    for attempts in by_task(records).values():
+        i = first_success([r for r in attempts if r.attempt <= k])
+        if i is None:
+            continue
+        r = next(r for r in attempts if r.attempt == i)
+        if r.golden_steps:
+            values.append(r.steps / r.golden_steps)
+    return _mean_metric(values, "successful tasks", "no successful task with golden steps")
+
+
+def _per_step(records: Iterable[EpisodeRecord], amount: Callable[[EpisodeRecord], float | None],
+              k: int | None, what: str) -> Metric:
+    values = []
+    for r in records:
+        if k is not None and r.attempt > k:
+            continue
+        a = amount(r)
+        if r.steps > 0 and a is not None:
+            values.append(a / r.steps)
+    return _mean_metric(values, "episodes", f"no episode with steps and a recorded {what}")
+
+
+def time_per_step(records: Iterable[EpisodeRecord], k: int | None = None) -> Metric:
+    """Agent seconds per step: each episode's wall time over its steps, averaged over episodes (attempts <= k)."""
+    return _per_step(records, lambda r: r.duration_s, k, "duration")
+
+
+def cost_per_step(records: Iterable[EpisodeRecord], k: int | None = None) -> Metric:
+    """Agent dollars per step, averaged over episodes."""
+    return _per_step(records, lambda r: r.agent_cost_usd, k, "cost")
+
+
+def judge_time_per_step(records: Iterable[EpisodeRecord], k: int | None = None) -> Metric:
+    """The judge's seconds per step of the episodes it judged (kept apart from the agent's)."""
+    return _per_step(records, lambda r: r.judge_duration_s if r.judged else None, k, "verdict")
+
+
+def judge_cost_per_step(records: Iterable[EpisodeRecord], k: int | None = None) -> Metric:
+    """The judge's dollars per step of the episodes it judged."""
+    return _per_step(records, lambda r: r.judge_cost_usd if r.judged else None, k, "verdict")
+
+
+# --- AndroidLens: ATP, MSR ------------------------------------------------------------------------
+
+
+def _known_milestones(r: EpisodeRecord) -> bool:
+    return bool(r.milestones) and all(m.reached is not None for m in r.milestones)
+
+
+def task_progress(records: Iterable[EpisodeRecord]) -> Metric:
+    """ATP: the average, over first attempts of tasks with milestones, of reached / total milestones."""
+    eps = [r for r in first_attempts(records) if _known_milestones(r)]
+    values = [sum(1 for m in r.milestones if m.reached) / len(r.milestones) for r in eps]
+    return _mean_metric(values, "tasks with milestones", "no task with judged milestones")
+
+
+def progress_distribution(records: Iterable[EpisodeRecord]) -> list[float]:
+    """Each first attempt's progress (for the ATP histogram)."""
+    return [sum(1 for m in r.milestones if m.reached) / len(r.milestones)
+            for r in first_attempts(records) if _known_milestones(r)]
+
+
+def milestone_step_ratio(records: Iterable[EpisodeRecord]) -> Metric:
+    """MSR: agent steps to reach a milestone / reference steps to reach it.
+
+    Averaged over the reached milestones of an episode that have both numbers,
+    then over episodes (AndroidLens leaves the pooling open; this weighs every
+    task alike, as SR and ATP do).
+    """
+    values = []
+    for r in first_attempts(records):
+        ratios = [m.agent_steps / m.golden_step for m in r.milestones
+                  if m.reached and m.agent_steps is not None and m.golden_step]
+        if ratios:
+            values.append(fmean(ratios))
+    return _mean_metric(values, "tasks", "no reached milestone with reference steps")
+
+
+# --- ScenDroid: CAS; user turns ---------------------------------------------------------------------
+
+
+def cas_score(success: bool, clarifications: int, eta: float = CAS_ETA) -> float:
+    """One task's Clarification-Adjusted Success: s / (1 + eta * c)."""
+    return (1.0 if success else 0.0) / (1.0 + eta * clarifications)
+
+
+def clarification_adjusted_success(records: Iterable[EpisodeRecord], eta: float = CAS_ETA) -> Metric:
+    """CAS: the mean of s_i / (1 + eta c_i) over first attempts, c_i = user turns (ask_user exchanges)."""
+    decided = [r for r in first_attempts(records) if r.success is not None]
+    return _mean_metric([cas_score(bool(r.success), r.user_turns, eta) for r in decided], "tasks",
+                        "no task has a decided first attempt")
+
+
+def user_turns(records: Iterable[EpisodeRecord]) -> Metric:
+    """Mean ask_user exchanges per first attempt."""
+    return _mean_metric([float(r.user_turns) for r in first_attempts(records)], "tasks", "no episodes")
+
+
+# --- PSPA-Bench: APR, PPR ------------------------------------------------------------------------------
+
+
+def _completed_with_dependencies(r: EpisodeRecord) -> set[str]:
+    """Reached milestones whose dependencies are all completed too (PSPA's rule 3:
+    a sub-task whose dependency is not completed is not completed either)."""
+    reached = {m.id for m in r.milestones if m.reached}
+    deps = {m.id: m.depends_on for m in r.milestones}
+    done: dict[str, bool] = {}
+
+    def ok(mid: str, seen: frozenset[str]) -> bool:
+        if mid in done:
+            return done[mid]
+        if mid not in reached or mid in seen:
+            done[mid] = False
+            return False
+        result = all(ok(d, seen | {mid}) for d in deps.get(mid, ()) if d in deps)
+        done[mid] = result
+        return result
+
+    return {m.id for m in r.milestones if ok(m.id, frozenset())}
+
+
+def _pspa_ratio(records: Iterable[EpisodeRecord], flexible_only: bool) -> Metric:
+    values = []
+    for r in first_attempts(records):
+        if not _known_milestones(r):
+            continue
+        pool = [m for m in r.milestones if m.flexible or not flexible_only]
+        if not pool:
+            continue
+        done = _completed_with_dependencies(r)
+        values.append(sum(1 for m in pool if m.id in done) / len(pool))
+    kind = "flexible milestones" if flexible_only else "milestones"
+    return _mean_metric(values, f"tasks with {kind}", f"no task with judged {kind}")
+
+
+def process_ratio(records: Iterable[EpisodeRecord]) -> Metric:
+    """APR: completed / total milestones per task (dependencies enforced), averaged over tasks."""
+    return _pspa_ratio(records, flexible_only=False)
+
+
+def personalized_process_ratio(records: Iterable[EpisodeRecord]) -> Metric:
+    """PPR: APR restricted to flexible (preference-dependent) milestones."""
+    return _pspa_ratio(records, flexible_only=True)
+
+
+# --- everything at once -----------------------------------------------------------------------------
+
+
+def _group(records: Sequence[EpisodeRecord], key: Callable[[EpisodeRecord], str], k: int) -> dict[str, Any]:
+    groups: dict[str, list[EpisodeRecord]] = defaultdict(list)
+    for r in records:
+        groups[key(r)].append(r)
+    return {
+        name: {
+            "tasks": len(by_task(rs)),
+            "sr": success_rate(rs).to_json(),
+            f"pass@{k}": pass_at_k(rs, k).to_json(),
+        }
+        for name, rs in sorted(groups.items(), key=lambda kv: _group_order(kv[0]))
+    }
+
+
+def _group_order(name: str) -> tuple[int, float, str]:
+    """Difficulty in its natural order, app counts by number, anything else by name."""
+    names = list(DIFFICULTY.values())
+    if name in names:
+        return (0, names.index(name), name)
+    if name.isdigit():
+        return (1, int(name), name)
+    return (2, 0, name)
+
+
+def difficulty_name(d: int | None) -> str:
+    return DIFFICULTY.get(d, "unknown") if d is not None else "unknown"
+
+
+def compute(records: Sequence[EpisodeRecord], *, k: int | None = None, eta: float = CAS_ETA) -> dict[str, Any]:
+    """Every metric of a run, as JSON-ready data (what `guilens report --json` prints)."""
+    k = k if k is not None else max(1, max_attempt(records))
+    tasks = by_task(records)
+    undecided = [r for r in records if r.success is None]
+    return {
+        "episodes": len(records),
+        "tasks": len(tasks),
+        "attempts": k,
+        "undecided": len(undecided),
+        "memory_tasks": sum(1 for a in tasks.values() if a[0].memory),
+        "standard_tasks": sum(1 for a in tasks.values() if not a[0].memory),
+        "sr": success_rate(records).to_json(),
+        "sr_memory": success_rate([r for r in records if r.memory]).to_json(),
+        "sr_standard": success_rate([r for r in records if not r.memory]).to_json(),
+        "pass_at_k": {str(i): m.to_json() for i, m in pass_at_k_curve(records, k).items()},
+        "frr": frr(records, k).to_json(),
+        "irr": information_retention(records).to_json(),
+        "mtpr": mtpr(records).to_json(),
+        "atp": task_progress(records).to_json(),
+        "msr": milestone_step_ratio(records).to_json(),
+        "step_ratio": step_ratio(records, 1).to_json(),
+        f"step_ratio@{k}": step_ratio(records, k).to_json(),
+        "time_per_step_s": time_per_step(records).to_json(),
+        "cost_per_step_usd": cost_per_step(records).to_json(),
+        "judge_time_per_step_s": judge_time_per_step(records).to_json(),
+        "judge_cost_per_step_usd": judge_cost_per_step(records).to_json(),
+        "cas": clarification_adjusted_success(records, eta).to_json(),
+        "cas_eta": eta,
+        "apr": process_ratio(records).to_json(),
+        "ppr": personalized_process_ratio(records).to_json(),
+        "user_turns": user_turns(records).to_json(),
+        "user_turns_total": sum(r.user_turns for r in records),
+        "agent_cost_usd": round(sum(r.agent_cost_usd for r in records), 6),
+        "judge_cost_usd": round(sum(r.judge_cost_usd for r in records), 6),
+        "by_difficulty": _group(records, lambda r: difficulty_name(r.difficulty), k),
+        "by_apps": _group(records, lambda r: str(r.apps), k),
+        "by_memory": _group(records, lambda r: "memory" if r.memory else "standard", k),
+        "atp_distribution": progress_distribution(records),
+    }

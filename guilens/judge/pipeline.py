@@ -1,0 +1,422 @@
+"""The judge pipeline: rules -> milestone judge -> progressive scrutiny -> IRR, into `verdict.json`.
+
+Cheap and certain first. With the default stages the pipeline escalates: once
+the rules decide (a sim episode whose checks all read), the LLM stages are
+skipped and say so; otherwise the milestone judge fills in progress and
+progressive scrutiny decides. Naming stages (`stages=["scrutiny"]`) runs
+exactly those, decided or not, which is how the LLM judge is compared with the
+rules on labelled episodes. The final decision comes from the first stage, in
+order of authority (rules, then scrutiny's visual, semantic and triage
+judges, then the milestone judge), that decided.
+
+A stage that cannot run says so in its `StageResult` (no API key, no task
+definition, a real-device episode the rules cannot read, the API down) and
+the rest of the judgement goes on. A verdict whose key (a hash of the episode
+files, the task definition, the configuration and the prompt versions)
+matches the one on disk is returned as is: re-judging costs nothing. Verdicts
+with an errored stage are never reused.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from guilens.episode import EpisodeReader, Usage, find_episodes
+from guilens.judge.calls import JudgeModel
+from guilens.judge.evidence import Evidence
+from guilens.judge.images import MAX_SIDE
+from guilens.judge.inputs import resolve_task, verdict_key
+from guilens.judge.prompts import PROMPT_NAMES, load_prompt
+from guilens.judge.verdict import (
+    GROUPS,
+    STAGE_ORDER,
+    VERDICT_SCHEMA_VERSION,
+    FinalDecision,
+    MilestoneState,
+    StageResult,
+    Verdict,
+)
+
+__all__ = ["DEFAULT_STAGES", "JudgeConfig", "JudgeError", "expand_stages", "judge_episode", "judge_path",
+           "resolve_task"]
+
+log = logging.getLogger(__name__)
+
+DEFAULT_STAGES: tuple[str, ...] = ("rules", "milestones", "scrutiny", "irr")
+AUTHORITY: tuple[str, ...] = ("rules", "visual", "semantic", "triage", "milestones")
+"""Which decided stage wins the final decision."""
+JUDGE_LOGIC_VERSION = 1
+"""Bump when a stage's logic changes what it decides: old verdicts are then judged again."""
+LLM_STAGES = frozenset({"milestones", "triage", "describe", "semantic", "visual", "irr"})
+
+
+class JudgeError(ValueError):
+    """Bad input to the judge (an unknown stage, a path with no episodes); the message says which."""
+
+
+def expand_stages(names: Iterable[str]) -> list[str]:
+    """`rules,scrutiny` -> the stage names in pipeline order; errors name the unknown one."""
+    out: set[str] = set()
+    for raw in names:
+        for name in (n.strip() for n in raw.split(",")):
+            if not name:
+                continue
+            if name in GROUPS:
+                out.update(GROUPS[name])
+            elif name in STAGE_ORDER:
+                out.add(name)
+            else:
+                raise JudgeError(f"unknown judge stage {name!r}; choose from {', '.join([*GROUPS, 'triage', 'describe', 'semantic', 'visual'])}")
+    return [s for s in STAGE_ORDER if s in out]
+
+
+@dataclass(frozen=True)
+class JudgeConfig:
+    model: str
+    stages: tuple[str, ...] | None = None
+    """None: the default stages, escalating; a tuple: exactly these, always run."""
+    segment: int = 10
+    concurrency: int = 4
+    max_side: int = MAX_SIDE
+    retries: int = 2
+
+    @property
+    def requested(self) -> list[str]:
+        return expand_stages(self.stages if self.stages is not None else DEFAULT_STAGES)
+
+    @property
+    def escalate(self) -> bool:
+        return self.stages is None
+
+    def identity(self, llm_available: bool) -> dict[str, Any]:
+        from guilens import __version__
+
+        return {
+            "verdict_schema": VERDICT_SCHEMA_VERSION,
+            "judge_logic": JUDGE_LOGIC_VERSION,
+            "guilens": __version__,
+            "model": self.model,
+            "stages": self.requested,
+            "escalate": self.escalate,
+            "segment": self.segment,
+            "max_side": self.max_side,
+            "retries": self.retries,
+            "llm": llm_available,
+            "prompts": {n: load_prompt(n).cache_id for n in PROMPT_NAMES},
+        }
+
+
+# --- the pipeline ------------------------------------------------------------------------------------
+
+
+ClientFactory = Callable[[str], JudgeModel]
+
+
+class _Clients:
+    """Makes the judge's model client on first need, once; remembers why it could not."""
+
+    def __init__(self, model: str, factory: ClientFactory | None, settings: Any) -> None:
+        self.model, self.factory, self.settings = model, factory, settings
+        self._client: JudgeModel | None = None
+        self.unavailable: str | None = None
+        self._tried = False
+
+    def available(self) -> bool:
+        if self.factory is not None:
+            return True
+        from guilens.config import api_key
+
+        if not api_key():
+            self.unavailable = "no API key: ANTHROPIC_API_KEY is not set"
+            return False
+        return True
+
+    def get(self) -> JudgeModel | None:
+        if not self._tried:
+            self._tried = True
+            try:
+                if self.factory is not None:
+                    self._client = self.factory(self.model)
+                else:
+                    from guilens.llm import LLMClient
+
+                    self._client = LLMClient(self.model, role="judge", cache=True, settings=self.settings)
+            except Exception as err:  # MissingAPIKey, a bad base URL: every LLM stage says so
+                self.unavailable = str(err)
+        return self._client
+
+
+StageCallback = Callable[[StageResult], None]
+
+
+class _Results(dict[str, StageResult]):
+    """The stage results so far; tells `on_stage` of each as it lands (the TUI shows them live)."""
+
+    def __init__(self, on_stage: StageCallback | None) -> None:
+        super().__init__()
+        self.on_stage = on_stage
+
+    def __setitem__(self, key: str, value: StageResult) -> None:
+        super().__setitem__(key, value)
+        if self.on_stage is not None:
+            try:
+                self.on_stage(value)
+            except Exception:  # a display problem must not lose the judgement
+                log.exception("on_stage callback failed")
+
+
+def _skip(stage: str, reason: str) -> StageResult:
+    return StageResult(stage=stage, status="skipped", reason=reason)  # type: ignore[arg-type]
+
+
+def _error(stage: str, err: Exception) -> StageResult:
+    return StageResult(stage=stage, status="error", reason=f"{type(err).__name__}: {err}")  # type: ignore[arg-type]
+
+
+def judge_episode(
+    path: str | Path,
+    stages: Sequence[str] | None = None,
+    model: str | None = None,
+    force: bool = False,
+    *,
+    settings: Any = None,
+    client_factory: ClientFactory | None = None,
+    on_stage: StageCallback | None = None,
+    _clients: _Clients | None = None,
+) -> Verdict:
+    """Judge one attempt directory and write its `verdict.json`; return the verdict.
+
+    `stages`: None for the default escalating pipeline, or names (`rules`,
+    `milestones`, `scrutiny`, `irr`, or single scrutiny stages) to run exactly.
+    `force`: judge again even if the verdict on disk matches. `client_factory`
+    builds the model client (tests; default: `guilens.llm.LLMClient`, judge role,
+    response cache on). `on_stage` hears of each stage result as it is made
+    (not when the verdict on disk is reused).
+    """
+    from guilens import __version__
+    from guilens.config import load_settings
+
+    settings = settings if settings is not None else load_settings()
+    config = JudgeConfig(
+        model=model or settings.judge_model,
+        stages=tuple(expand_stages(stages)) if stages is not None else None,
+        concurrency=settings.judge_concurrency,
+    )
+    clients = _clients or _Clients(config.model, client_factory, settings)
+    reader = EpisodeReader(path)
+    scenario, task, values, origin = resolve_task(reader)
+    ev = Evidence(reader, task=task, scenario=scenario, values=values, task_origin=origin)
+    wants_llm = bool(LLM_STAGES & set(config.requested))
+    llm_ok = wants_llm and clients.available()
+    key = verdict_key(reader.dir, task, values, config, llm_ok)
+    out_path = reader.dir / "verdict.json"
+    if not force and out_path.is_file():
+        try:
+            old = Verdict.model_validate_json(out_path.read_text(encoding="utf-8"))
+        except ValueError:
+            old = None
+        if old is not None and old.key == key and not any(s.status == "error" for s in old.stages):
+            old._reused = True
+            return old
+
+    started = time.perf_counter()
+    verdict = _run(ev, config, clients, on_stage)
+    verdict.key = key
+    verdict.judged_at = datetime.now().astimezone()
+    verdict.guilens_version = __version__
+    verdict.duration_s = round(time.perf_counter() - started, 3)
+    verdict.usage = sum((s.usage for s in verdict.stages), Usage())
+    if reader.episode.status in ("running",):
+        verdict.reason = f"(judged while still running) {verdict.reason}"
+    tmp = out_path.with_name(f".verdict.json.{os.getpid()}.tmp")
+    tmp.write_text(verdict.model_dump_json(indent=2), encoding="utf-8")
+    os.replace(tmp, out_path)
+    return verdict
+
+
+def _run(ev: Evidence, config: JudgeConfig, clients: _Clients, on_stage: StageCallback | None = None) -> Verdict:
+    from guilens.judge.irr import irr_stage, irr_success
+    from guilens.judge.milestone_judge import milestone_stage
+    from guilens.judge.rules import rules_stage
+    from guilens.judge.scrutiny import describe, semantic, triage, visual
+
+    ep = ev.episode
+    want = set(config.requested)
+    results = _Results(on_stage)
+    milestones: dict[str, MilestoneState] = {}
+
+    def client_or_skip(stage: str) -> JudgeModel | None:
+        c = clients.get()
+        if c is None:
+            results[stage] = _skip(stage, clients.unavailable or "no model client")
+        return c
+
+    def decided() -> StageResult | None:
+        for name in AUTHORITY:
+            r = results.get(name)
+            if r is not None and r.status == "decided":
+                return r
+        return None
+
+    # 1. rules
+    if "rules" in want:
+        try:
+            results["rules"], states = rules_stage(ev)
+            milestones.update({s.id: s for s in states})
+        except Exception as err:
+            log.exception("rules stage failed on %s", ev.reader.dir)
+            results["rules"] = _error("rules", err)
+    rules_decided = results.get("rules") is not None and results["rules"].status == "decided"
+
+    # 2. milestone judge
+    if "milestones" in want:
+        if ev.task is None:
+            results["milestones"] = _skip("milestones", "the task definition is not available")
+        elif not ev.task.milestones:
+            results["milestones"] = _skip("milestones", "the task has no milestones")
+        elif config.escalate and rules_decided:
+            results["milestones"] = _skip("milestones", "decided by rules (milestones from the rules stage)")
+        elif milestones and all(s.reached is not None for s in milestones.values()):
+            results["milestones"] = _skip("milestones", "the rules decided every milestone")
+        elif (c := client_or_skip("milestones")) is not None:
+            try:
+                results["milestones"], states = milestone_stage(
+                    ev, c, {k: v for k, v in milestones.items() if v.reached is not None},
+                    segment=config.segment, max_side=config.max_side, retries=config.retries)
+                milestones.update({s.id: s for s in states})
+            except Exception as err:
+                results["milestones"] = _error("milestones", err)
+
+    # 3. progressive scrutiny
+    scrutiny = [s for s in ("triage", "describe", "semantic", "visual") if s in want]
+    if scrutiny:
+        stop: str | None = "decided by rules" if config.escalate and rules_decided else None
+        c = None if stop else client_or_skip(scrutiny[0])
+        if c is None and stop is None:
+            stop = results[scrutiny[0]].reason
+        for stage in scrutiny:
+            if stage in results:
+                continue
+            if stop is not None:
+                results[stage] = _skip(stage, stop)
+                continue
+            assert c is not None
+            try:
+                if stage == "triage":
+                    r = triage(ev, c, max_side=config.max_side, retries=config.retries)
+                    if r.status == "decided":
+                        stop = "triage decided"
+                elif stage == "describe":
+                    r = describe(ev, c, concurrency=config.concurrency, max_side=config.max_side,
+                                 retries=config.retries)
+                elif stage == "semantic":
+                    r = semantic(ev, c, results.get("describe"), max_side=config.max_side, retries=config.retries)
+                    if r.status == "decided":
+                        stop = "the semantic judge decided"
+                    elif r.raw != -1:
+                        stop = "the semantic judge gave no usable answer"
+                else:
+                    required = (results.get("semantic").details.get("required_steps")  # type: ignore[union-attr]
+                                if results.get("semantic") is not None else None)
+                    if not required:
+                        r = _skip("visual", "no steps were requested (the visual judge follows a semantic -1)")
+                    else:
+                        r = visual(ev, c, results.get("describe"), list(required), max_side=config.max_side,
+                                   retries=config.retries)
+            except Exception as err:
+                r = _error(stage, err)
+                stop = f"{stage} failed"
+            results[stage] = r
+
+    final = decided()
+
+    # 4. IRR
+    irr_value: float | None = None
+    if "irr" in want:
+        if ev.task is None:
+            results["irr"] = _skip("irr", "the task definition is not available")
+        elif not ev.is_memory_task:
+            results["irr"] = _skip("irr", "not a memory task")
+        elif final is None:
+            results["irr"] = _skip("irr", "the outcome is undecided")
+        elif final.decision == "success":
+            results["irr"] = irr_success()
+            irr_value = 1.0
+        elif (c := client_or_skip("irr")) is not None:
+            try:
+                desc = results.get("describe")
+                if desc is None or desc.status != "done":
+                    desc = describe(ev, c, concurrency=config.concurrency, max_side=config.max_side,
+                                    retries=config.retries, why="irr")
+                    results["describe"] = desc
+                r = irr_stage(ev, c, final.reason, desc, retries=config.retries)
+                results["irr"] = r
+                if r.status == "done":
+                    irr_value = r.details["irr_percentage"] / 100
+            except Exception as err:
+                results["irr"] = _error("irr", err)
+
+    # Milestones no stage judged: what the runner saw live.
+    if ev.task is not None:
+        live = {h.id: h.step for h in ep.milestones}
+        for m in ev.task.all_milestones():
+            s = milestones.get(m.id)
+            if (s is None or s.reached is None) and m.id in live:
+                milestones[m.id] = MilestoneState(id=m.id, text=m.text, reached=True, step=live[m.id],
+                                                  screen=live[m.id] + 1, flexible=m.kind == "flexible", by="live")
+            elif s is None:
+                milestones[m.id] = MilestoneState(id=m.id, text=m.text, flexible=m.kind == "flexible")
+        ordered = [milestones[m.id] for m in ev.task.all_milestones()]
+    else:
+        ordered = [MilestoneState(id=h.id, text=h.text, reached=True, step=h.step, screen=h.step + 1, by="live")
+                   for h in ep.milestones]
+    known = [s for s in ordered if s.reached is not None]
+    progress = (sum(1 for s in ordered if s.reached) / len(ordered)) if ordered and len(known) == len(ordered) else None
+
+    stages = [results[s] for s in STAGE_ORDER if s in results]
+    decision: FinalDecision
+    if final is None:
+        why = "; ".join(f"{r.stage}: {r.reason}" for r in stages if r.status in ("undecided", "skipped", "error"))
+        decision, decided_by, reason = "undecided", None, f"no stage could decide ({why})" if why else "no stage ran"
+    else:
+        decision, decided_by, reason = final.decision or "undecided", final.stage, final.reason
+    return Verdict(task=ep.task, scenario=ep.scenario, attempt=ep.attempt, run_id=ep.run_id,
+                   decision=decision, decided_by=decided_by, reason=reason,  # type: ignore[arg-type]
+                   milestones=ordered, progress=progress, irr=irr_value, stages=stages, model=config.model,
+                   stages_requested=config.requested)
+
+
+def judge_path(
+    path: str | Path,
+    stages: Sequence[str] | None = None,
+    model: str | None = None,
+    force: bool = False,
+    *,
+    settings: Any = None,
+    client_factory: ClientFactory | None = None,
+    on_done: Callable[[Path, Verdict], None] | None = None,
+    on_stage: StageCallback | None = None,
+) -> list[tuple[Path, Verdict]]:
+    """Judge one episode or every episode under a run (or task) directory, one model client for all."""
+    from guilens.config import load_settings
+
+    settings = settings if settings is not None else load_settings()
+    dirs = find_episodes(path)
+    if not dirs:
+        raise JudgeError(f"{path}: no episodes here (no episode.json under it)")
+    clients = _Clients(model or settings.judge_model, client_factory, settings)
+    out = []
+    for d in dirs:
+        v = judge_episode(d, stages, model, force, settings=settings, client_factory=client_factory,
+                          on_stage=on_stage, _clients=clients)
+        out.append((d, v))
+        if on_done is not None:
+            on_done(d, v)
+    return out

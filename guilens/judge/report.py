@@ -1,0 +1,298 @@
+"""A run's report: its episodes read into metric records, then tables, JSON or HTML.
+
+An attempt's outcome is its verdict's decision when the judge decided it,
+otherwise what the runner recorded (success; failure, timeout and blocked as
+failures). Aborted, interrupted and errored attempts with no verdict are
+undecided: left out of the rates and counted, never silently made failures.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from guilens.episode import EpisodeError, EpisodeReader, find_episodes
+from guilens.judge.metrics import EpisodeRecord, MilestoneRecord, compute, difficulty_name
+from guilens.judge.verdict import Verdict
+
+STATUS_OUTCOME = {"success": True, "failure": False, "timeout": False, "blocked": False}
+
+
+@dataclass
+class EpisodeRow:
+    """One attempt as the report shows it."""
+
+    record: EpisodeRecord
+    dir: Path
+    outcome_source: str
+    verdict: Verdict | None
+    instruction: str = ""
+    agent: str = ""
+    screens: list[str] = field(default_factory=list)
+    final_screen: str | None = None
+
+
+@dataclass
+class RunReport:
+    root: Path
+    run: dict[str, Any]
+    rows: list[EpisodeRow]
+    problems: list[str]
+
+    @property
+    def records(self) -> list[EpisodeRecord]:
+        return [r.record for r in self.rows]
+
+    def metrics(self) -> dict[str, Any]:
+        k = self.run.get("k") or self.run.get("attempts")
+        return compute(self.records, k=int(k) if isinstance(k, int) and k > 0 else None)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "run": self.run,
+            "root": str(self.root),
+            "metrics": self.metrics(),
+            "episodes": [row_json(r) for r in self.rows],
+            "problems": self.problems,
+        }
+
+
+def _read_verdict(reader: EpisodeReader) -> Verdict | None:
+    path = reader.dir / "verdict.json"
+    if not path.is_file():
+        return None
+    try:
+        return Verdict.model_validate_json(path.read_text(encoding="utf-8"))
+    except ValueError:
+        return None
+
+
+def _steps_taken(step: int | None) -> int | None:
+    """A milestone reached by step i's action took i + 1 agent steps."""
+    return None if step is None else step + 1
+
+
+def _milestone_records(task: Any, reader: EpisodeReader, verdict: Verdict | None) -> tuple[MilestoneRecord, ...]:
+    if task is None:
+        return ()
+    spec = {m.id: m for m in task.all_milestones()}
+    if verdict is not None and verdict.milestones:
+        states = {s.id: s for s in verdict.milestones}
+        return tuple(
+            MilestoneRecord(id=m.id, reached=states[m.id].reached if m.id in states else None,
+                            agent_steps=_steps_taken(states[m.id].step if m.id in states else None),
+                            golden_step=m.golden_step,
+                            flexible=m.kind == "flexible", depends_on=tuple(m.depends_on))
+            for m in spec.values()
+        )
+    ep = reader.episode
+    live = {h.id: h.step for h in ep.milestones}
+    finished = ep.status in ("success", "failure", "timeout", "blocked")
+    out = []
+    for m in spec.values():
+        if m.id in live:
+            reached: bool | None = True
+        elif finished and ep.device.startswith("sim") and m.check is not None:
+            reached = False  # the runner's live rules watched it all along and never saw it
+        else:
+            reached = None
+        out.append(MilestoneRecord(id=m.id, reached=reached, agent_steps=_steps_taken(live.get(m.id)),
+                                   golden_step=m.golden_step,
+                                   flexible=m.kind == "flexible", depends_on=tuple(m.depends_on)))
+    return tuple(out)
+
+
+def episode_row(directory: Path) -> EpisodeRow:
+    from guilens.judge.inputs import resolve_task
+
+    reader = EpisodeReader(directory)
+    ep = reader.episode
+    _, task, _, _ = resolve_task(reader)
+    verdict = _read_verdict(reader)
+    if verdict is not None and verdict.decision != "undecided":
+        success: bool | None = verdict.decision == "success"
+        source = f"judge:{verdict.decided_by}"
+    else:
+        success = STATUS_OUTCOME.get(ep.status)
+        source = f"status:{ep.status}"
+    record = EpisodeRecord(
+        task=ep.task,
+        attempt=ep.attempt,
+        success=success,
+        scenario=ep.scenario,
+        difficulty=task.difficulty if task is not None else None,
+        apps=len(task.apps) if task is not None else 1,
+        memory=task is not None and task.memory != "none",
+        golden_steps=task.golden_steps if task is not None else None,
+        steps=ep.steps,
+        duration_s=ep.timings.duration_s,
+        agent_cost_usd=ep.cost_usd,
+        agent_tokens=ep.tokens.input_tokens + ep.tokens.output_tokens,
+        judge_cost_usd=verdict.usage.cost_usd if verdict is not None else 0.0,
+        judge_tokens=(verdict.usage.input_tokens + verdict.usage.output_tokens) if verdict is not None else 0,
+        judge_duration_s=verdict.duration_s if verdict is not None else None,
+        judged=verdict is not None,
+        user_turns=ep.user_turns,
+        milestones=_milestone_records(task, reader, verdict),
+        irr=verdict.irr if verdict is not None else None,
+        path=str(directory),
+        status=ep.status,
+        decided_by=verdict.decided_by if verdict is not None else None,
+    )
+    screens = [s.screen for s in reader.steps if s.screen]
+    return EpisodeRow(record=record, dir=Path(directory), outcome_source=source, verdict=verdict,
+                      instruction=ep.instruction, agent=ep.agent, screens=screens, final_screen=ep.final_screen)
+
+
+def load_report(root: str | Path) -> RunReport:
+    """Read every attempt under a run (or task) directory; unreadable ones become `problems`."""
+    root = Path(root)
+    run: dict[str, Any] = {}
+    for cand in (root / "run.json", root.parent / "run.json"):
+        if cand.is_file():
+            try:
+                run = json.loads(cand.read_text(encoding="utf-8"))
+            except ValueError:
+                run = {}
+            break
+    rows, problems = [], []
+    for d in find_episodes(root):
+        try:
+            rows.append(episode_row(d))
+        except EpisodeError as err:
+            problems.append(str(err))
+    rows.sort(key=lambda r: (r.record.scenario, r.record.task, r.record.attempt))
+    return RunReport(root=root, run=run, rows=rows, problems=problems)
+
+
+def row_json(row: EpisodeRow) -> dict[str, Any]:
+    r = row.record
+    return {
+        "path": r.path,
+        "scenario": r.scenario,
+        "task": r.task,
+        "attempt": r.attempt,
+        "success": r.success,
+        "outcome_source": row.outcome_source,
+        "status": r.status,
+        "decided_by": r.decided_by,
+        "difficulty": difficulty_name(r.difficulty),
+        "apps": r.apps,
+        "memory": r.memory,
+        "steps": r.steps,
+        "golden_steps": r.golden_steps,
+        "duration_s": r.duration_s,
+        "agent_cost_usd": r.agent_cost_usd,
+        "judge_cost_usd": r.judge_cost_usd,
+        "user_turns": r.user_turns,
+        "milestones": [{"id": m.id, "reached": m.reached, "agent_steps": m.agent_steps} for m in r.milestones],
+        "progress": (sum(1 for m in r.milestones if m.reached) / len(r.milestones)
+                     if r.milestones and all(m.reached is not None for m in r.milestones) else None),
+        "irr": r.irr,
+        "reason": row.verdict.reason if row.verdict is not None else "",
+    }
+
+
+# --- terminal ------------------------------------------------------------------------------------
+
+
+def _pct(m: dict[str, Any]) -> str:
+    return "n/a" if m.get("value") is None else f"{100 * m['value']:.1f}%"
+
+
+def _num(m: dict[str, Any], fmt: str = "{:.2f}") -> str:
+    return "n/a" if m.get("value") is None else fmt.format(m["value"])
+
+
+HEADLINE: list[tuple[str, str, str]] = [
+    ("sr", "SR (pass@1)", "pct"),
+    ("sr_memory", "SR, memory tasks", "pct"),
+    ("sr_standard", "SR, standard tasks", "pct"),
+    ("frr", "FRR", "pct"),
+    ("irr", "IRR (memory tasks)", "pct"),
+    ("mtpr", "MTPR", "ratio"),
+    ("atp", "ATP", "pct"),
+    ("msr", "MSR", "ratio"),
+    ("step_ratio", "Step ratio (successes)", "ratio"),
+    ("time_per_step_s", "Agent s/step", "sec"),
+    ("cost_per_step_usd", "Agent $/step", "usd"),
+    ("judge_time_per_step_s", "Judge s/step", "sec"),
+    ("judge_cost_per_step_usd", "Judge $/step", "usd"),
+    ("cas", "CAS (eta 0.5)", "pct"),
+    ("apr", "APR", "pct"),
+    ("ppr", "PPR", "pct"),
+    ("user_turns", "User turns / task", "ratio"),
+]
+
+
+def fmt_metric(m: dict[str, Any], kind: str) -> str:
+    if kind == "pct":
+        return _pct(m)
+    if kind == "usd":
+        return _num(m, "${:.4f}")
+    if kind == "sec":
+        return _num(m, "{:.2f} s")
+    return _num(m)
+
+
+def print_report(report: RunReport, console: Any = None) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = console or Console()
+    m = report.metrics()
+    run = report.run
+    title = f"run {run.get('run_id') or run.get('id') or report.root.name}"
+    bits = [f"{k}: {run[k]}" for k in ("agent", "model", "device", "level", "user") if run.get(k)]
+    console.print(f"[bold]{title}[/bold]  " + "  ".join(bits))
+    console.print(f"{m['episodes']} episodes, {m['tasks']} tasks ({m['memory_tasks']} memory, "
+                  f"{m['standard_tasks']} standard), up to {m['attempts']} attempts; {m['undecided']} undecided")
+
+    t = Table(title="Metrics", show_lines=False)
+    t.add_column("metric")
+    t.add_column("value", justify="right")
+    t.add_column("over", justify="right")
+    t.add_column("note")
+    for key, label, kind in HEADLINE:
+        v = m[key]
+        t.add_row(label, fmt_metric(v, kind), str(v.get("n", "")), v.get("note", ""))
+    console.print(t)
+
+    pk = Table(title="pass@k")
+    for k in m["pass_at_k"]:
+        pk.add_column(f"pass@{k}", justify="right")
+    pk.add_row(*[_pct(v) for v in m["pass_at_k"].values()])
+    console.print(pk)
+
+    k = m["attempts"]
+    for key, label in (("by_difficulty", "difficulty"), ("by_apps", "apps"), ("by_memory", "memory")):
+        g = Table(title=f"SR by {label}")
+        g.add_column(label)
+        g.add_column("tasks", justify="right")
+        g.add_column("SR", justify="right")
+        g.add_column(f"pass@{k}", justify="right")
+        for name, row in m[key].items():
+            g.add_row(name, str(row["tasks"]), _pct(row["sr"]), _pct(row[f"pass@{k}"]))
+        console.print(g)
+
+    e = Table(title="Episodes")
+    one_scenario = len({r.record.scenario for r in report.rows}) <= 1
+    for col, just in (("task", "left"), ("att", "right"), ("outcome", "left"), ("by", "left"), ("steps", "right"),
+                      ("ms", "right"), ("asks", "right"), ("time", "right"), ("agent $", "right"),
+                      ("judge $", "right")):
+        e.add_column(col, justify=just, no_wrap=col != "task", overflow="fold")  # type: ignore[arg-type]
+    for row in report.rows:
+        r = row.record
+        outcome = {True: "[green]success[/green]", False: "[red]failure[/red]", None: "[yellow]undecided[/yellow]"}[
+            r.success]
+        ms = f"{sum(1 for x in r.milestones if x.reached)}/{len(r.milestones)}" if r.milestones else "-"
+        by = row.outcome_source.split(":", 1)[1] if row.outcome_source.startswith("judge:") else row.outcome_source
+        e.add_row(r.task if one_scenario or not r.scenario else f"{r.scenario}:{r.task}", str(r.attempt), outcome,
+                  by, f"{r.steps}" + (f"/{r.golden_steps}" if r.golden_steps else ""), ms,
+                  str(r.user_turns), f"{r.duration_s:.0f}s" if r.duration_s is not None else "-",
+                  f"{r.agent_cost_usd:.3f}", f"{r.judge_cost_usd:.3f}" if r.judged else "-")
+    console.print(e)
+    for p in report.problems:
+        console.print(f"[yellow]skipped: {p}[/yellow]")

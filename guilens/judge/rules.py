@@ -1,0 +1,100 @@
+"""Stage 1: the task's own rule checks, replayed over what the episode recorded.
+
+The checks are the scenario's (`guilens.scenarios.checks`), the same ones the
+runner evaluates live; this stage only rebuilds their inputs from the
+attempt directory: the UI tree of every screen, the foreground app of every
+step, the app state at the end (sim episodes write `final_state.json`) and the
+answer the agent had given by each point. Screen i's context is the moment
+after i actions, so a milestone first seen on screen i took i agent steps.
+
+Replay sees the state only at the end, so a state milestone is reached, if at
+all, on the final screen; UI milestones are reached where they showed. What
+the rules cannot decide (a state check on a real phone, a milestone with no
+check, an answer left to the judge) comes back undecided, never guessed.
+"""
+
+from __future__ import annotations
+
+import time
+
+from guilens.device.uitree import UINode, UITreeError, parse_ui_xml
+from guilens.judge.evidence import Evidence
+from guilens.judge.verdict import MilestoneState, StageResult
+
+
+def _foreground(ui: UINode | None) -> str | None:
+    """The app of a screen with no step record (the final one): the package of its first node."""
+    if ui is None:
+        return None
+    for node in ui.iter():
+        if node.package:
+            return node.package
+    return None
+
+
+def rules_stage(ev: Evidence) -> tuple[StageResult, list[MilestoneState]]:
+    started = time.perf_counter()
+    from guilens.scenarios.checks import CheckContext, run_checks
+
+    def done(status: str, reason: str, **kw: object) -> StageResult:
+        return StageResult(stage="rules", status=status, reason=reason,  # type: ignore[arg-type]
+                           duration_s=round(time.perf_counter() - started, 4), **kw)  # type: ignore[arg-type]
+
+    if ev.task is None:
+        return done("skipped", f"the task definition of {ev.episode.scenario}:{ev.episode.task} is not available"), []
+    state = ev.reader.final_state()
+    contexts = []
+    seen: list[int] = []
+    bad_trees: list[int] = []
+    for i in range(ev.n + 1):
+        xml = ev.reader.ui_xml(i)
+        ui = None
+        if xml:
+            try:
+                ui = parse_ui_xml(xml)
+            except UITreeError:
+                bad_trees.append(i)
+        app = (ev.steps[i].app or None) if i < ev.n else _foreground(ui)
+        answer = ev.answer_before(i)
+        if i == ev.n and ev.episode.final_answer:
+            answer = ev.episode.final_answer
+        ctx = CheckContext(ui=ui, app=app, state=state if i == ev.n else None, answer=answer)
+        if ui is not None or ctx.state is not None:
+            seen.append(i)
+        contexts.append(ctx)
+    if not seen and ev.episode.final_answer is None and ev.task.answer is None:
+        return done("skipped", "no UI trees, device state or answer were recorded: nothing for the rules to read"), []
+
+    tracker, result = run_checks(ev.task, contexts, ev.values)
+    undecided = {m.id for m in tracker.undecided()}
+    # Replay sees the app state only at the end, so a state milestone shows up on the final screen.
+    # The runner checked the state after every action: where both saw a milestone reached, its
+    # live step says when (an earlier screen), and the replay only confirms that it was.
+    live = {h.id: h.step + 1 for h in ev.episode.milestones}
+    states = []
+    for m in tracker.milestones:
+        reached_at = tracker.reached.get(m.id)
+        if reached_at is not None and m.id in live and live[m.id] < reached_at:
+            reached_at = live[m.id]
+        reached = True if reached_at is not None else (None if m.id in undecided else False)
+        states.append(MilestoneState(id=m.id, text=m.text, reached=reached, screen=reached_at,
+                                     step=None if reached_at is None else max(0, reached_at - 1),
+                                     flexible=m.kind == "flexible", by="rules" if reached is not None else None))
+    details: dict[str, object] = {
+        "milestones": [
+            {"id": s.id, "reached": s.reached, "step": s.step, "screen": s.screen,
+             "check": (tracker.last[s.id].reason if s.id in tracker.last else "")}
+            for s in states
+        ],
+        "screens_with_ui": sum(1 for c in contexts if c.ui is not None),
+        "final_state": state is not None,
+        "answer": contexts[-1].answer,
+    }
+    if bad_trees:
+        details["unreadable_ui"] = bad_trees
+    if result.ok is None:
+        where = "" if state is not None else " (no device state was recorded: a real-device episode?)"
+        return done("undecided", f"the rules cannot decide{where}: {result.reason}", steps=seen,
+                    details=details), states
+    return done("decided", result.reason, decision="success" if result.ok else "failure", raw=result.ok,
+                steps=seen, details=details), states

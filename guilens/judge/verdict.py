@@ -1,0 +1,130 @@
+"""What the judge writes next to an episode: `verdict.json`.
+
+One `StageResult` per stage that was asked for, in pipeline order, whether it
+ran, was skipped (no API key, nothing to judge, already decided) or failed;
+then the final decision and the stage that made it. Step numbers everywhere are
+the episode's own 0-based step indexes (`screens/NNNN.png`); the final screen,
+taken after the last action, is number `steps`.
+
+Changing a field's meaning or removing one needs a `VERDICT_SCHEMA_VERSION` bump:
+the report, the TUI's replay screen and people's scripts read these files.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+
+from guilens.episode import Usage
+
+VERDICT_SCHEMA_VERSION = 1
+
+StageName = Literal["rules", "milestones", "triage", "describe", "semantic", "visual", "irr"]
+StageStatus = Literal["decided", "undecided", "skipped", "error", "done"]
+"""`decided`: the stage reached a certain success/failure. `undecided`: it ran and could not
+(triage's Uncertain, a semantic -1, malformed output after retries). `done`: an analysis stage
+(descriptions, IRR) that ran to completion without deciding anything. `skipped`: it did not run,
+and `reason` says why. `error`: it broke, and `reason` says how."""
+Decision = Literal["success", "failure"]
+FinalDecision = Literal["success", "failure", "undecided"]
+
+STAGE_ORDER: tuple[str, ...] = ("rules", "milestones", "triage", "describe", "semantic", "visual", "irr")
+GROUPS: dict[str, tuple[str, ...]] = {
+    "rules": ("rules",),
+    "milestones": ("milestones",),
+    "scrutiny": ("triage", "describe", "semantic", "visual"),
+    "irr": ("irr",),
+}
+"""What `--stages` names: progressive scrutiny is one group of four stages."""
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+class StageResult(_Model):
+    stage: StageName
+    status: StageStatus
+    decision: Decision | None = None
+    """Set only when `status` is `decided`."""
+    raw: Any = None
+    """What the stage itself said, before mapping: `Success`/`Uncertain`, 1/0/-1, a milestone list."""
+    reason: str = ""
+    steps: list[int] = Field(default_factory=list)
+    """The steps whose screens or records this stage looked at."""
+    usage: Usage = Field(default_factory=Usage)
+    """Tokens and dollars this stage spent (cached calls cost nothing)."""
+    calls: int = 0
+    """Model calls made, cached ones included."""
+    cached_calls: int = 0
+    model: str | None = None
+    prompt: str | None = None
+    """Prompt file and version, e.g. `triage@1`."""
+    duration_s: float = 0.0
+    details: dict[str, Any] = Field(default_factory=dict)
+    """Stage-specific evidence: milestone states, step descriptions, required steps, IRR units, retries."""
+
+
+class MilestoneState(_Model):
+    id: str
+    text: str = ""
+    reached: bool | None = None
+    """None: no stage could tell."""
+    step: int | None = None
+    """The step whose action completed it, as the runner records live hits (0-based; a milestone
+    already met before any action counts at step 0). Agent steps to reach it: `step + 1`."""
+    screen: int | None = None
+    """The screen it is first seen complete on (`screen = step + 1`, or 0 if met from the start)."""
+    flexible: bool = False
+    by: Literal["rules", "milestones", "live"] | None = None
+
+
+class Verdict(_Model):
+    """The judgement of one attempt directory. Field order is for people reading the file; keep it."""
+
+    schema_version: int = VERDICT_SCHEMA_VERSION
+    task: str = ""
+    scenario: str = ""
+    attempt: int = 1
+    run_id: str = ""
+    decision: FinalDecision = "undecided"
+    decided_by: StageName | None = None
+    reason: str = ""
+    milestones: list[MilestoneState] = Field(default_factory=list)
+    progress: float | None = None
+    """Fraction of the task's milestones reached (this episode's contribution to ATP)."""
+    irr: float | None = None
+    """Information retention rate, 0..1, for memory tasks (1.0 on success)."""
+    stages: list[StageResult] = Field(default_factory=list)
+    usage: Usage = Field(default_factory=Usage)
+    """The judge's total spend on this episode."""
+    duration_s: float = 0.0
+    model: str | None = None
+    stages_requested: list[str] = Field(default_factory=list)
+    key: str = ""
+    """Content hash of the episode files, the task, the stage configuration and the prompt versions.
+    A verdict whose key matches is reused as is: re-judging an unchanged episode costs nothing."""
+    judged_at: datetime | None = None
+    guilens_version: str = ""
+    _reused: bool = PrivateAttr(default=False)
+
+    @property
+    def reused(self) -> bool:
+        """This verdict was read back from disk, its key matching: judging it cost nothing."""
+        return self._reused
+
+    def stage(self, name: str) -> StageResult | None:
+        for s in self.stages:
+            if s.stage == name:
+                return s
+        return None
+
+
+def register_schemas(schema_kind: Any) -> None:
+    """Hook for `guilens schema verdict` (looked up by `guilens.commands.core`)."""
+
+    @schema_kind("verdict")
+    def _verdict() -> dict[str, Any]:
+        return Verdict.model_json_schema()

@@ -1,0 +1,439 @@
+"""One attempt at one task on one device: the step loop.
+
+Per step: wait at the control's gate (pause, single step, cancel) → look at the
+phone → ask the agent (or, during a take-over, the person) → validate the action
+and resolve element targets to pixels against the very UI tree the agent saw →
+`ask_user` goes to the user, `answer`/`finish` end the attempt, anything else
+goes to the device → check milestones by rules on what the phone shows now →
+record the step → tell the observers. An invalid action is recorded as an error
+step and the agent is told why on its next step; both cost a step of the budget.
+
+The observation taken after an action serves twice: for the milestone checks
+of that step and as what the agent sees next, so the loop observes once per
+step. Milestones are recorded on the step whose action reached them.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from guilens.actions import Action, ActionError, Answer, AskUser, Finish, parse_action, to_command
+from guilens.agents.base import AgentContext, AgentStep, StepInput, lessons_of
+from guilens.control import Cancelled, ObserverList, QuestionChannel, RunControl
+from guilens.device.base import DeviceDisconnected, DeviceError, Observation
+from guilens.episode import Ask, Episode, LTMEntry, Memory, MilestoneHit, Recorder, Step, Timings, Usage, now
+from guilens.run.resolve import resolve_action
+from guilens.scenarios.checks import CheckContext, MilestoneTracker, success
+from guilens.scenarios.spec_checks import ElementCheck, ScreenTextCheck, StateCheck, iter_checks
+from guilens.users import UserContext
+
+if TYPE_CHECKING:
+    from guilens.device.base import Device
+    from guilens.scenarios.model import Scenario, Task
+    from guilens.users import SimUser
+
+
+@dataclass
+class AttemptSpec:
+    """Everything one attempt needs to know that is not a live object."""
+
+    scenario: Scenario
+    task: Task
+    level: str
+    attempt: int
+    attempts: int
+    budget: int
+    directory: Path
+    run_id: str = ""
+    values: dict[str, str] = field(default_factory=dict)
+    """Values flowing from earlier tasks of a sequence."""
+    lessons: list[str] = field(default_factory=list)
+    ltm: list[LTMEntry] = field(default_factory=list)
+    sequence_index: int | None = None
+    seed: int | None = None
+    want_lessons: bool = False
+    """Ask the agent for lessons if this attempt fails (another attempt follows)."""
+
+
+@dataclass
+class AttemptOutcome:
+    episode: Episode
+    steps: list[Step]
+    tracker: MilestoneTracker
+    final_state: dict[str, Any] | None
+    answer: str | None
+    memory: Memory
+    lessons: list[str] = field(default_factory=list)
+    """New lessons the agent drew from this attempt."""
+
+    @property
+    def status(self) -> str:
+        return self.episode.status
+
+
+def _needs(check: Any) -> set[str]:
+    """What a check reads: `ui` (screen text, elements) and/or `state` (the sim's app state)."""
+    out: set[str] = set()
+    for c in iter_checks(check):
+        if isinstance(c, StateCheck):
+            out.add("state")
+        elif isinstance(c, ScreenTextCheck | ElementCheck):
+            out.add("ui")
+    return out
+
+
+def _jsonable(raw: Any) -> Any:
+    if raw is None or isinstance(raw, str | int | float | bool | list | dict):
+        return raw
+    dump = getattr(raw, "model_dump", None)
+    if callable(dump):
+        return dump(exclude_none=True)
+    return repr(raw)
+
+
+class AttemptRunner:
+    """Runs one attempt and writes its directory. Create one per attempt."""
+
+    def __init__(
+        self,
+        spec: AttemptSpec,
+        *,
+        device: Device,
+        agent: Any,
+        user: SimUser,
+        observers: ObserverList,
+        control: RunControl,
+        channel: QuestionChannel,
+        pause_on_disconnect: bool = False,
+    ) -> None:
+        self.spec = spec
+        self.device = device
+        self.agent = agent
+        self.user = user
+        self.obs = observers
+        self.control = control
+        self.channel = channel
+        self.pause_on_disconnect = pause_on_disconnect
+        task, scenario, values = spec.task, spec.scenario, spec.values
+        self.instruction = task.instruction_at(spec.level, values)
+        self.intent = task.instruction_at("L0", {**task.user.values, **values})
+        self.tracker = MilestoneTracker(task, dict(values))
+        self._needs = {m.id: _needs(m.check) for m in self.tracker.milestones if m.check is not None}
+        self.episode = Episode(
+            run_id=spec.run_id,
+            task=task.id,
+            scenario=scenario.id,
+            sequence_index=spec.sequence_index,
+            instruction=self.instruction,
+            level=spec.level,  # type: ignore[arg-type]
+            attempt=spec.attempt,
+            attempts=spec.attempts,
+            agent=str(getattr(agent, "name", "agent")),
+            model=getattr(agent, "model", None),
+            user=user.name,
+            device=str(getattr(device, "name", "device")),
+            screen_size=tuple(device.size),  # type: ignore[arg-type]
+            budget=spec.budget,
+            milestones_total=self.tracker.total,
+            lessons=list(spec.lessons),
+            timings=Timings(started_at=now()),
+        )
+        self.recorder: Recorder | None = None
+        self._lock = threading.Lock()
+        self._pending_notes: list[str] = []
+        self.answer: str | None = None
+        self.finish_status: str | None = None
+        self.memory = Memory(ltm=list(spec.ltm), lessons=list(spec.lessons))
+        self.qa: list[tuple[str, str]] = []
+        self.runner_s = 0.0
+        self.current: Observation | None = None
+        """What the phone shows now: the screen the next step sees, or the final screen."""
+
+    # -- timed device calls ---------------------------------------------------------------------
+    def _device_call(self, fn: Any, *args: Any) -> Any:
+        while True:
+            t = time.perf_counter()
+            try:
+                return fn(*args)
+            except DeviceDisconnected as err:
+                if not self.pause_on_disconnect:
+                    raise
+                self.control.pause()
+                self.obs.on_state(self.episode, "disconnected")
+                self.episode.error = str(err)
+                self.control.gate()  # a person reconnects the phone and resumes
+                self.episode.error = None
+            finally:
+                self.episode.timings.device_s += time.perf_counter() - t
+
+    def _context(self, obs: Observation) -> CheckContext:
+        """What the live checks need, and no more: the app state and the parsed UI tree are
+        fetched only while a milestone not yet reached looks at them."""
+        waiting = [self._needs[mid] for mid in self._needs if mid not in self.tracker.reached]
+        state = self._device_call(self.device.state) if any("state" in w for w in waiting) else None
+        ui = obs.ui if any("ui" in w for w in waiting) else None
+        return CheckContext(ui=ui, app=obs.app, state=state, answer=self.answer)
+
+    # -- the person at the controls ----------------------------------------------------------------
+    def annotate(self, label: str) -> bool:
+        """Attach a person's label to the last recorded step (or the first, if none is yet).
+
+        A label that is a milestone id of the task also marks that milestone reached there.
+        """
+        label = label.strip()
+        if not label:
+            return False
+        with self._lock:
+            rec = self.recorder
+            if rec is None or not rec.steps:
+                self._pending_notes.append(label)
+                return True
+            step = rec.steps[-1]
+            if label not in step.annotations:
+                step.annotations.append(label)
+            self._mark_if_milestone(label, step)
+            rec.update_step(step)
+        return True
+
+    def _mark_if_milestone(self, label: str, step: Step) -> None:
+        ids = {m.id for m in self.tracker.milestones}
+        if label in ids and label not in self.tracker.reached:
+            m = self.tracker.mark(label, step.index, by="human")
+            step.milestones.append(label)
+            self.episode.milestones.append(MilestoneHit(id=label, step=step.index, text=m.text, by="human"))
+            self.obs.on_milestone(self.episode, label, step.index)
+
+    def _human_action(self, obs: Observation, index: int) -> AgentStep:
+        from guilens.agents.human import ask_person_for_action
+
+        self.obs.on_state(self.episode, "human")
+        t = time.perf_counter()
+        action = ask_person_for_action(
+            self.channel, self.control, obs,
+            prompt=f"Take-over, step {index + 1} of {self.spec.budget}: your action?",
+            context={"step": index, "by": "human", "task": self.spec.task.id},
+        )
+        self.episode.timings.user_s += time.perf_counter() - t
+        return AgentStep(action=action, description=to_command(action), memory=self.memory.model_copy(deep=True))
+
+    def _gate(self) -> bool:
+        """Wait at the control's gate; True if the run was held (the screen may be stale)."""
+        held = self.control.paused
+        if held:
+            self.obs.on_state(self.episode, "paused")
+        self.control.gate()
+        if held:
+            self.obs.on_state(self.episode, "running")
+        return held
+
+    # -- the loop ---------------------------------------------------------------------------------
+    def run(self) -> AttemptOutcome:
+        spec, ep = self.spec, self.episode
+        rec = Recorder(spec.directory, ep)
+        self.recorder = rec
+        self.obs.on_attempt_started(ep)
+        status, error = "error", None
+        final_ctx: CheckContext | None = None
+        try:
+            self.agent.reset(AgentContext(
+                task=spec.task,
+                instruction=self.instruction,
+                level=spec.level,
+                screen_size=tuple(self.device.size),  # type: ignore[arg-type]
+                attempt=spec.attempt,
+                attempts=spec.attempts,
+                budget=spec.budget,
+                lessons=list(spec.lessons),
+                ltm=[e.model_copy() for e in spec.ltm],
+                apps=list(self._device_call(self.device.list_apps)),
+                seed=spec.seed,
+                values=dict(spec.values),
+            ))
+            self.current = self._device_call(self.device.observe)
+            start = self.tracker.update(self._context(self.current), 0)
+            status, final_ctx = self._loop([m.id for m in start])
+        except Cancelled:
+            status, error = "aborted", "cancelled"
+        except KeyboardInterrupt:
+            self.control.cancel()
+            status, error = "aborted", "interrupted by the keyboard"
+        except DeviceError as err:
+            status, error = "error", f"device: {err}"
+        except Exception as err:  # an agent or user bug ends this attempt, not the run
+            status, error = "error", f"{type(err).__name__}: {err}"
+        return self._finish(status, error, self.current, final_ctx)
+
+    def _loop(self, start_hits: list[str]) -> tuple[str, CheckContext | None]:
+        spec, ep, rec = self.spec, self.episode, self.recorder
+        assert rec is not None and self.current is not None
+        obs = self.current
+        last_result, last_error, user_answer = "", None, None
+        history: list[dict[str, Any]] = []
+        index = 0
+        while True:
+            if self._gate() and getattr(self.device, "name", "") != "sim":
+                obs = self.current = self._device_call(self.device.observe)
+            if index >= spec.budget:
+                return "timeout", None
+            t_step = time.perf_counter()
+            outside = ep.timings.device_s + ep.timings.agent_s + ep.timings.user_s
+            started = now()
+            self.obs.on_step_started(ep, index)
+            self.obs.on_screen(ep, index, obs.screenshot, obs.ui_xml)
+            human = self.control.human
+            if human:
+                astep = self._human_action(obs, index)
+            else:
+                inp = StepInput(index=index, observation=obs, budget_left=spec.budget - index,
+                                last_result=last_result, last_error=last_error, user_answer=user_answer,
+                                history=history)
+                t = time.perf_counter()
+                astep = self.agent.step(inp)
+                ep.timings.agent_s += time.perf_counter() - t
+            step = Step(
+                index=index, started_at=started, ended_at=started, app=obs.app, clock=obs.clock,
+                thought=astep.thought, action_raw=_jsonable(astep.action), action_description=astep.description,
+                action_result=astep.action_result, memory=astep.memory, usage=astep.usage,
+                by="human" if human else "agent",
+            )
+            if not human:
+                self.memory = astep.memory
+            last_result, last_error, user_answer = "", None, None
+            terminal = False
+            next_obs = obs
+            try:
+                if astep.action is None:
+                    raise ActionError(astep.error or "the agent produced no action")
+                action: Action = parse_action(astep.action, obs.size)
+                action, target = resolve_action(action, obs)
+            except ActionError as err:
+                step.error = last_error = str(err)
+            else:
+                step.action = action.model_dump(exclude_none=True)
+                step.target = target
+                if not step.action_description:
+                    step.action_description = action.describe()
+                if isinstance(action, AskUser):
+                    step.ask = self._ask(action.question, index)
+                    user_answer = step.ask.answer
+                    last_result = f"the user answered: {user_answer}"
+                elif isinstance(action, Answer):
+                    self.answer = action.text
+                    last_result, terminal = "answered", True
+                elif isinstance(action, Finish):
+                    self.finish_status = action.status
+                    last_result, terminal = f"finished ({action.status})", True
+                else:
+                    step.device_result = last_result = str(self._device_call(self.device.act, action))
+                    next_obs = self._device_call(self.device.observe)
+            if astep.error and step.error is None:
+                step.error = astep.error
+            ctx = self._context(next_obs)
+            hits = [m.id for m in self.tracker.update(ctx, index)]
+            if index == 0:
+                hits = start_hits + hits
+            step.milestones = hits
+            step.ended_at = now()
+            with self._lock:
+                if index == 0 and self._pending_notes:
+                    step.annotations += self._pending_notes
+                    self._pending_notes = []
+                rec.record_step(step, obs.screenshot, obs.ui_xml)
+                for note in step.annotations:
+                    self._mark_if_milestone(note, step)
+            for mid in hits:
+                ep.milestones.append(MilestoneHit(id=mid, step=index, text=self.tracker.task.milestone(mid).text))
+            self.runner_s += (time.perf_counter() - t_step) - (
+                ep.timings.device_s + ep.timings.agent_s + ep.timings.user_s - outside)
+            self.obs.on_step(ep, step)
+            for mid in hits:
+                self.obs.on_milestone(ep, mid, index)
+            history.append({
+                "index": index, "by": step.by, "action": step.action, "description": step.action_description,
+                "result": step.device_result, "error": step.error,
+                "question": step.ask.question if step.ask else None, "answer": step.ask.answer if step.ask else None,
+            })
+            obs = self.current = next_obs
+            index += 1
+            if terminal:
+                return self._decide(), ctx
+
+    def _ask(self, question: str, index: int) -> Ask:
+        ctx = UserContext(
+            task_id=self.spec.task.id, intent=self.intent, instruction=self.instruction, level=self.spec.level,
+            knowledge=self.spec.task.user, values=dict(self.spec.values), history=list(self.qa), step=index,
+        )
+        hint = None
+        if self.user.name == "human":
+            self.obs.on_state(self.episode, "waiting")
+        self.obs.on_question(self.episode, question, hint)
+        t = time.perf_counter()
+        reply = self.user.answer(question, ctx)
+        self.episode.timings.user_s += time.perf_counter() - t
+        if self.user.name == "human":
+            self.obs.on_state(self.episode, "running")
+        self.qa.append((question, reply.text))
+        self.obs.on_answer(self.episode, question, reply.text, reply.answered_by)
+        ask = Ask(question=question, answer=reply.text, answered_by=reply.answered_by, suggested=reply.suggested)
+        if reply.usage.input_tokens or reply.usage.output_tokens:
+            ask.usage = reply.usage.model_dump()  # type: ignore[attr-defined]  # the simulator's cost, not the agent's
+        return ask
+
+    def _decide(self) -> str:
+        if self.finish_status == "failure":
+            return "failure"
+        return "success"  # provisional: `_finish` applies the task's rules
+
+    def _finish(self, status: str, error: str | None, obs: Observation | None, final_ctx: CheckContext | None) -> AttemptOutcome:
+        ep, rec, spec = self.episode, self.recorder, self.spec
+        assert rec is not None
+        final_state: dict[str, Any] | None = None
+        if obs is not None:
+            try:
+                final_state = self.device.state()
+            except Exception:
+                final_state = None
+        verdict = None
+        if status in ("success", "failure", "timeout") and obs is not None:
+            ctx = CheckContext.from_observation(obs, state=final_state, answer=self.answer)
+            verdict = success(spec.task, self.tracker, ctx)
+            if status == "success":
+                if verdict.ok is False:
+                    status = "failure"
+                ep.decided_by = "rules" if verdict.ok is not None else "agent"  # type: ignore[attr-defined]
+            ep.outcome_reason = verdict.reason  # type: ignore[attr-defined]
+        ep.finish_status = self.finish_status  # type: ignore[assignment]
+        ep.final_answer = self.answer
+        ep.status = status  # type: ignore[assignment]
+        lessons: list[str] = []
+        extra = Usage()
+        if spec.want_lessons and status not in ("success", "aborted"):
+            try:
+                lessons = lessons_of(self.agent, ep, list(rec.steps))
+                extra = getattr(self.agent, "lessons_usage", None) or Usage()
+            except Exception as err:  # reflection is a bonus; its failure must not lose the attempt
+                ep.lessons_error = f"{type(err).__name__}: {err}"  # type: ignore[attr-defined]
+        ep.lessons_learned = lessons  # type: ignore[attr-defined]
+        ep.timings.runner_s = round(self.runner_s, 4)  # type: ignore[attr-defined]
+        for k in ("agent_s", "device_s", "user_s"):
+            setattr(ep.timings, k, round(getattr(ep.timings, k), 4))
+        try:
+            rec.finish(
+                status,  # type: ignore[arg-type]
+                final_screen=obs.screenshot if obs is not None else None,
+                final_ui=obs.ui_xml if obs is not None else None,
+                final_state=final_state,
+                error=error,
+            )
+        finally:
+            if extra.input_tokens or extra.output_tokens or extra.cost_usd:
+                ep.tokens = ep.tokens + extra
+                ep.cost_usd = round(ep.tokens.cost_usd, 6)
+                rec.write_episode()
+        self.obs.on_state(ep, "finished")
+        self.obs.on_attempt_finished(ep)
+        return AttemptOutcome(ep, list(rec.steps), self.tracker, final_state, self.answer, self.memory, lessons)

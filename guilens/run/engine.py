@@ -1,0 +1,385 @@
+"""The runner: tasks onto devices, attempts (pass@k), persistent sequences, the run directory.
+
+One `Runner.run()` serves a single task, k attempts, a batch over several
+devices and a persistent day. With one device it runs on the caller's thread
+(the TUI's worker); a batch starts one thread per device, each taking the next
+task, one task per device at a time. `RunControl` is shared: pause, single
+step and cancel reach every attempt; a cancelled run stops taking tasks and
+every attempt it cut short is recorded `aborted`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import queue
+import threading
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from guilens.control import ObserverList, QuestionChannel, RunControl
+from guilens.device.base import DeviceError
+from guilens.episode import Episode, Recorder, Timings, now
+from guilens.run.attempt import AttemptOutcome, AttemptRunner, AttemptSpec
+from guilens.run.store import MemoryStore, RunRecord, make_run_dir
+
+if TYPE_CHECKING:
+    from guilens.device.base import Device
+    from guilens.run.plan import RunPlan
+    from guilens.scenarios.model import Task
+    from guilens.users import SimUser
+
+
+@dataclass
+class TaskResult:
+    task: str
+    status: str
+    """`success` if any attempt succeeded, else the last attempt's status (or `blocked`)."""
+    attempts: list[Episode] = field(default_factory=list)
+    first_success: int | None = None
+    values: dict[str, str] = field(default_factory=dict)
+    """Values this task handed on (sequences)."""
+    last: AttemptOutcome | None = field(default=None, repr=False)
+    """The last attempt's outcome (final state and answer: where a sequence's values come from)."""
+
+
+@dataclass
+class RunResult:
+    run_dir: Path
+    tasks: dict[str, TaskResult]
+    cancelled: bool = False
+    interrupted: bool = False
+    """Stopped by Ctrl-C (the CLI exits 130)."""
+
+    @property
+    def episodes(self) -> list[Episode]:
+        return [ep for r in self.tasks.values() for ep in r.attempts]
+
+    @property
+    def succeeded(self) -> int:
+        return sum(1 for r in self.tasks.values() if r.status == "success")
+
+
+class _Worker:
+    """One device, its agent, and the attempt running on it (for annotations)."""
+
+    def __init__(self, device: Device, agent: Any, owned: bool) -> None:
+        self.device = device
+        self.agent = agent
+        self.owned = owned
+        self.current: AttemptRunner | None = None
+
+
+class Runner:
+    """Runs a `RunPlan`. The TUI gives its own observer, control and channel."""
+
+    def __init__(
+        self,
+        plan: RunPlan,
+        *,
+        observers: list[Any] | None = None,
+        control: RunControl | None = None,
+        channel: QuestionChannel | None = None,
+        pause_on_disconnect: bool = False,
+    ) -> None:
+        self.plan = plan
+        self.observers = ObserverList(observers)
+        self.control = control if control is not None else RunControl()
+        self.channel = channel if channel is not None else QuestionChannel()
+        self.pause_on_disconnect = pause_on_disconnect
+        self.run_dir: Path | None = None
+        self.record: RunRecord | None = None
+        self.memory: MemoryStore | None = None
+        self._workers: list[_Worker] = []
+        self._active: AttemptRunner | None = None
+        self._lock = threading.Lock()
+        self._results: dict[str, TaskResult] = {}
+        self._interrupted = False
+
+    # -- for the TUI -----------------------------------------------------------------------------
+    @property
+    def current(self) -> AttemptRunner | None:
+        """The attempt that most recently started (the one a person is watching)."""
+        return self._active
+
+    def annotate(self, label: str) -> bool:
+        """Mark the current step of the current attempt with a label (`m` in the TUI)."""
+        active = self._active
+        return active.annotate(label) if active is not None else False
+
+    # -- devices ---------------------------------------------------------------------------------
+    def _open(self, spec: Any) -> tuple[Device, bool]:
+        if not isinstance(spec, str):
+            return spec, False
+        from guilens.device import open_device
+
+        s = self.plan.settings
+        if spec == "sim":
+            return open_device("sim", width=s.screen_width, height=s.screen_height), True
+        return open_device(spec), True
+
+    def _open_workers(self) -> list[_Worker]:
+        workers: list[_Worker] = []
+        try:
+            for spec in self.plan.devices:
+                device, owned = self._open(spec)
+                workers.append(_Worker(device, None, owned))
+            for w in workers:
+                w.agent = self.plan.make_agent(channel=self.channel, control=self.control)
+        except BaseException:
+            for w in workers:
+                if w.owned:
+                    w.device.close()
+            raise
+        return workers
+
+    # -- the run ---------------------------------------------------------------------------------
+    def run(self) -> RunResult:
+        """Run the plan to the end (or until cancelled). Raises `DeviceError` if a device cannot be opened."""
+        plan = self.plan
+        user = plan.make_user(channel=self.channel, control=self.control)
+        self._workers = self._open_workers()  # before the run directory: an unusable device leaves nothing
+        self.run_dir = make_run_dir(plan.out, plan.run_id)
+        self.record = RunRecord(self.run_dir, plan)
+        self.memory = MemoryStore(self.run_dir / "ltm")
+        self.observers.on_run_started(self.run_dir, len(plan.tasks))
+        status = "completed"
+        try:
+            if plan.sequence:
+                self._run_sequence(self._workers[0], user)
+            elif len(self._workers) == 1:
+                for task in plan.tasks:
+                    if self.control.cancelled:
+                        break
+                    self._run_task(self._workers[0], user, task)
+            else:
+                self._run_batch(user)
+            if self.control.cancelled:
+                status = "cancelled"
+        except BaseException as err:
+            status = "interrupted" if isinstance(err, KeyboardInterrupt) else "error"
+            if self.record is not None and not isinstance(err, KeyboardInterrupt):
+                self.record.warn(f"run stopped: {type(err).__name__}: {err}")
+            raise
+        finally:
+            self.channel.withdraw_all()
+            for w in self._workers:
+                if w.owned:
+                    with contextlib.suppress(Exception):
+                        w.device.close()
+            model = next((w.agent.model for w in self._workers if getattr(w.agent, "model", None)), None)
+            self.record.finish(status if not self._interrupted else "interrupted", model=model)
+            self.observers.on_run_finished([ep for r in self._results.values() for ep in r.attempts])
+        return RunResult(self.run_dir, dict(self._results), cancelled=self.control.cancelled,
+                         interrupted=self._interrupted)
+
+    def _run_batch(self, user: SimUser) -> None:
+        todo: queue.Queue[Task] = queue.Queue()
+        for t in self.plan.tasks:
+            todo.put(t)
+        errors: list[BaseException] = []
+
+        def work(worker: _Worker) -> None:
+            while not self.control.cancelled:
+                try:
+                    task = todo.get_nowait()
+                except queue.Empty:
+                    return
+                try:
+                    self._run_task(worker, user, task)
+                except BaseException as err:  # a device that died: record it, let the others go on
+                    errors.append(err)
+                    assert self.record is not None
+                    self.record.warn(f"{worker.device.name}: {type(err).__name__}: {err}")
+                    return
+
+        threads = [threading.Thread(target=work, args=(w,), name=f"run-{w.device.name}", daemon=True)
+                   for w in self._workers]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        if errors and not self._results:
+            raise errors[0]
+
+    # -- one task, k attempts ------------------------------------------------------------------------
+    def _prepare(self, device: Device, task: Task) -> None:
+        """A fresh phone for an independent task: the sim loads its setup, a real phone runs its reset steps."""
+        scenario = self.plan.scenario
+        load = getattr(device, "load_setup", None)
+        if callable(load):
+            load(scenario.setup_for(task))
+        else:
+            device.reset(list(task.reset))
+        when = scenario.when(task)
+        if when is not None:
+            self._set_clock(device, when)
+
+    def _set_clock(self, device: Device, when: Any) -> None:
+        try:
+            device.set_clock(when)
+        except DeviceError as err:
+            assert self.record is not None
+            self.record.warn(f"{getattr(device, 'name', 'device')}: could not set the clock to {when}: {err}")
+
+    def _attempt_dir(self, task: Task, n: int) -> Path:
+        assert self.run_dir is not None
+        return self.run_dir / task.id / f"attempt-{n}"
+
+    def _run_task(self, worker: _Worker, user: SimUser, task: Task, *, values: dict[str, str] | None = None,
+                  sequence_index: int | None = None, stream: str | None = None,
+                  prepared: bool = False) -> TaskResult:
+        plan, device = self.plan, worker.device
+        assert self.memory is not None and self.record is not None
+        stream = stream or task.id
+        lesson_streams = [stream] + ([task.mirror_of] if task.mirror_of else []) + [
+            t.id for t in plan.scenario.tasks if t.mirror_of == task.id]
+        result = TaskResult(task.id, "running")
+        with self._lock:
+            self._results[task.id] = result
+        snap = None
+        if not prepared:
+            self._prepare(device, task)
+        if plan.attempts > 1:
+            snap = device.snapshot()
+        for n in range(1, plan.attempts + 1):
+            if self.control.cancelled:
+                break
+            if n > 1:
+                if snap is not None:
+                    device.restore(snap)
+                else:
+                    self._prepare(device, task)
+            more = n < plan.attempts
+            spec = AttemptSpec(
+                scenario=plan.scenario, task=task, level=plan.level, attempt=n, attempts=plan.attempts,
+                budget=plan.budget(task), directory=self._attempt_dir(task, n), run_id=self.record.data["run_id"],
+                values=dict(values or {}), lessons=self.memory.lessons(*lesson_streams), ltm=self.memory.ltm(stream),
+                sequence_index=sequence_index, seed=plan.seed, want_lessons=more,
+            )
+            runner = AttemptRunner(spec, device=device, agent=worker.agent, user=user, observers=self.observers,
+                                   control=self.control, channel=self.channel,
+                                   pause_on_disconnect=self.pause_on_disconnect)
+            worker.current = runner
+            self._active = runner
+            outcome = runner.run()
+            self._after_attempt(result, outcome, stream, n)
+            if outcome.status == "aborted":
+                if "keyboard" in (outcome.episode.error or ""):
+                    self._interrupted = True
+                break
+            if outcome.status == "success" and not plan.all_attempts:
+                break
+        self._close_task(result)
+        return result
+
+    def _after_attempt(self, result: TaskResult, outcome: AttemptOutcome, stream: str, n: int) -> None:
+        assert self.memory is not None
+        ep = outcome.episode
+        result.attempts.append(ep)
+        if ep.status == "success" and result.first_success is None:
+            result.first_success = n
+        self.memory.update(stream, ltm=outcome.memory.ltm, lessons=outcome.lessons, attempt=n, task=result.task)
+        result.last = outcome
+
+    def _close_task(self, result: TaskResult) -> None:
+        assert self.record is not None
+        if result.first_success is not None:
+            result.status = "success"
+        elif result.attempts:
+            result.status = result.attempts[-1].status
+        else:
+            result.status = "aborted"
+        self.record.task_result(result.task, {
+            "status": result.status,
+            "attempts": len(result.attempts),
+            "first_success": result.first_success,
+            "statuses": [ep.status for ep in result.attempts],
+            **({"values": result.values} if result.values else {}),
+        })
+        self.observers.on_task_finished(result.task, result.status)
+
+    # -- a persistent day ------------------------------------------------------------------------------
+    def _run_sequence(self, worker: _Worker, user: SimUser) -> None:
+        from guilens.scenarios.checks import extract_value
+
+        plan, device = self.plan, worker.device
+        scenario = plan.scenario
+        assert self.record is not None
+        load = getattr(device, "load_setup", None)
+        if callable(load):
+            load(dict(scenario.setup))
+        values: dict[str, str] = {}
+        outcomes: dict[str, str] = {}
+        if plan.prefix:
+            values = self._replay_prefix(device, values)
+            outcomes.update({t.id: "success" for t in plan.prefix})
+        index0 = len(plan.prefix)
+        for i, task in enumerate(plan.tasks):
+            if self.control.cancelled:
+                break
+            failed = [d for d in task.depends_on if outcomes.get(d) != "success"]
+            if failed:
+                outcomes[task.id] = "blocked"
+                self._record_blocked(task, failed, outcomes, values, index0 + i)
+                continue
+            when = scenario.when(task)
+            if when is not None:
+                self._set_clock(device, when)
+            result = self._run_task(worker, user, task, values=dict(values), sequence_index=index0 + i,
+                                    stream=scenario.id, prepared=True)
+            outcomes[task.id] = result.status
+            last = result.last
+            for name, src in task.outputs.items():
+                got = extract_value(src, last.final_state, last.answer) if last is not None else None
+                values[name] = got if got is not None else src.expected
+                result.values[name] = values[name]
+            if result.values:
+                self.record.task_result(task.id, {**self.record.data["results"].get(task.id, {}),
+                                                  "values": dict(result.values)})
+
+    def _replay_prefix(self, device: Device, values: dict[str, str]) -> dict[str, str]:
+        """Bring the day up to the first selected task by playing the earlier tasks' references."""
+        from guilens.scenarios.checks import extract_value
+        from guilens.scenarios.reference import run_reference
+
+        assert self.record is not None
+        scenario = self.plan.scenario
+        for task in self.plan.prefix:
+            when = scenario.when(task)
+            if when is not None:
+                self._set_clock(device, when)
+            run = run_reference(task, device, "L0", values=dict(values))
+            if not run.ok:
+                self.record.warn(f"replaying earlier task {task.id!r}: {run.summary()}")
+            state = device.state()
+            for name, src in task.outputs.items():
+                got = extract_value(src, state, run.answer)
+                values[name] = got if got is not None else src.expected
+        return values
+
+    def _record_blocked(self, task: Task, failed: list[str], outcomes: dict[str, str],
+                        values: dict[str, str], index: int) -> None:
+        """A dependent of a failed prerequisite: recorded as `blocked`, not run."""
+        plan = self.plan
+        assert self.record is not None
+        why = ", ".join(f"{d} ({outcomes.get(d, 'not run')})" for d in failed)
+        ep = Episode(
+            run_id=self.record.data["run_id"], task=task.id, scenario=plan.scenario.id, sequence_index=index,
+            instruction=task.instruction_at(plan.level, values), level=plan.level,  # type: ignore[arg-type]
+            attempt=1, attempts=plan.attempts, agent=plan.agent_name, model=plan.model, user=plan.user,
+            device=str(getattr(self._workers[0].device, "name", "device")), budget=plan.budget(task),
+            milestones_total=len(task.all_milestones()), timings=Timings(started_at=now()),
+        )
+        rec = Recorder(self._attempt_dir(task, 1), ep)
+        ep = rec.finish("blocked", error=f"prerequisite failed: {why}")
+        result = TaskResult(task.id, "blocked", attempts=[ep])
+        with self._lock:
+            self._results[task.id] = result
+        self.observers.on_attempt_finished(ep)
+        self._close_task(result)
+
+
+def describe_error(err: BaseException) -> str:
+    return "".join(traceback.format_exception_only(type(err), err)).strip()

@@ -1,0 +1,248 @@
+"""What to run, checked before anything runs: `plan_run` and `RunPlan`.
+
+The CLI and the TUI both call `plan_run`, so a bad target, level, device, agent
+or missing API key is the same one-line error wherever it comes from, and it
+comes before a run directory exists or a phone is touched.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from guilens.cli import UserError
+from guilens.config import Settings, load_settings
+
+if TYPE_CHECKING:
+    from guilens.control import QuestionChannel, RunControl
+    from guilens.scenarios.model import Scenario, Task
+    from guilens.users import SimUser
+
+LEVELS = ("L0", "L1", "L2")
+USERS = ("oracle", "llm", "human")
+MAX_ATTEMPTS = 20
+_DEVICE = re.compile(r"^(sim|adb|adb:\S+)$")
+
+AgentFactory = Callable[..., Any]
+"""Makes an agent; called with keywords `settings`, `model`, `seed`, `channel`, `control`."""
+
+
+class PlanError(UserError):
+    """A run that cannot start as asked; the message names the option or value at fault."""
+
+
+@dataclass
+class RunPlan:
+    """A validated run: which tasks, how, where. Make it with `plan_run`."""
+
+    target: str
+    scenario: Scenario
+    tasks: list[Task]
+    """The tasks to run, in order."""
+    sequence: bool
+    """Run as one persistent day: no reset between tasks, clock per task, values flowing on."""
+    prefix: list[Task]
+    """Sequence tasks before the first selected one: played by their references (not recorded)
+    so a single task of a day starts from the state the day would have reached."""
+    agent: str | AgentFactory
+    agent_name: str
+    devices: list[Any]
+    """Device specs (`sim`, `adb:SERIAL`) or already-open devices."""
+    user: str
+    level: str
+    attempts: int = 1
+    all_attempts: bool = False
+    max_steps: int | None = None
+    out: Path = Path("runs")
+    model: str | None = None
+    seed: int | None = None
+    settings: Settings = field(default_factory=Settings)
+    command: str = ""
+    run_id: str = ""
+
+    # -- what the runner asks of a plan -------------------------------------------------------
+    def budget(self, task: Task) -> int:
+        """`--max-steps`, else the task's budget (its `max_steps`, else floor(1.4 x golden + 1))."""
+        return self.max_steps if self.max_steps is not None else task.budget
+
+    def make_agent(self, *, channel: QuestionChannel, control: RunControl) -> Any:
+        if callable(self.agent) and not isinstance(self.agent, str):
+            agent = _call_factory(self.agent, settings=self.settings, model=self.model, seed=self.seed,
+                                  channel=channel, control=control)
+            if not getattr(agent, "name", None):
+                agent.name = self.agent_name
+            return agent
+        from guilens.agents.registry import load_agent
+
+        return load_agent(self.agent, self.settings, model=self.model, seed=self.seed, channel=channel, control=control)
+
+    def make_user(self, *, channel: QuestionChannel, control: RunControl) -> SimUser:
+        from guilens.users import make_user
+
+        return make_user(self.user, self.settings, channel=channel, control=control)
+
+    def task_key(self, task: Task) -> str:
+        return task.id
+
+    @property
+    def description(self) -> str:
+        what = self.scenario.id if len(self.tasks) == len(self.scenario.tasks) else (
+            f"{self.scenario.id}:{self.tasks[0].id}" if len(self.tasks) == 1 else self.scenario.id)
+        return f"{what} · {self.agent_name} · {self.user} user · {self.level} · k={self.attempts}"
+
+
+def _call_factory(factory: AgentFactory, **kw: Any) -> Any:
+    import inspect
+
+    try:
+        params = inspect.signature(factory).parameters
+    except (TypeError, ValueError):
+        return factory(**kw)
+    if any(p.kind is p.VAR_KEYWORD for p in params.values()):
+        return factory(**kw)
+    return factory(**{k: v for k, v in kw.items() if k in params})
+
+
+def _agent_name(agent: str | AgentFactory) -> str:
+    if isinstance(agent, str):
+        return agent.rpartition(":")[2] if ":" in agent else agent
+    return getattr(agent, "name", None) or getattr(agent, "__name__", "agent")
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-.")[:60] or "run"
+
+
+def new_run_id(scenario: str, task: str | None, agent: str, when: datetime | None = None) -> str:
+    stamp = (when or datetime.now()).strftime("%Y%m%d-%H%M%S")
+    parts = [stamp, scenario] + ([task] if task else []) + [agent]
+    return _slug("-".join(parts))
+
+
+def _resolve_target(target: str) -> tuple[Scenario, Task | None]:
+    from guilens.scenarios.errors import ScenarioError
+    from guilens.scenarios.loader import find_task
+
+    try:
+        return find_task(target)
+    except ScenarioError as err:
+        problems = err.problems
+        if len(problems) == 1:
+            raise PlanError(problems[0]) from None
+        raise PlanError(f"{target}: {len(problems)} problems:\n" + "\n".join(f"  {p}" for p in problems)) from None
+
+
+def plan_run(
+    target: str,
+    *,
+    agent: str | AgentFactory = "oracle",
+    devices: list[Any] | None = None,
+    user: str = "oracle",
+    level: str = "L0",
+    attempts: int = 1,
+    all_attempts: bool = False,
+    max_steps: int | None = None,
+    out: str | Path | None = None,
+    model: str | None = None,
+    seed: int | None = None,
+    settings: Settings | None = None,
+    command: str = "",
+    check_agent: bool = True,
+) -> RunPlan:
+    """Check every argument and build the plan; raise `PlanError` (a `UserError`) or
+    `MissingAPIKey` with a one-line message for anything that would stop the run.
+
+    `target` is a built-in scenario id, `scenario:task`, a scenario file, or
+    `file.yaml:task`. `agent` is `oracle`, `claude`, `human`, `random`,
+    `package.module:Class`, or a factory (the TUI's own). `check_agent` makes
+    one agent and one user now, so a missing key or a broken plug-in fails here.
+    """
+    settings = settings if settings is not None else load_settings()
+    if level not in LEVELS:
+        raise PlanError(f"--level {level!r}: choose L0, L1 or L2")
+    if user not in USERS:
+        raise PlanError(f"--user {user!r}: choose {', '.join(USERS)}")
+    if not 1 <= attempts <= MAX_ATTEMPTS:
+        raise PlanError(f"--attempts {attempts}: give 1 to {MAX_ATTEMPTS}")
+    if max_steps is not None and max_steps < 1:
+        raise PlanError(f"--max-steps {max_steps}: give at least 1")
+    specs = list(devices) if devices else [settings.device]
+    for d in specs:
+        if isinstance(d, str) and not _DEVICE.match(d.strip()):
+            raise PlanError(f"--device {d!r}: use sim, adb or adb:SERIAL")
+    if isinstance(agent, str) and not agent.strip():
+        raise PlanError("--agent is empty: choose oracle, claude, human, random or package.module:Class")
+
+    scenario, one = _resolve_target(target)
+    tasks = [one] if one is not None else list(scenario.tasks)
+    missing = [t.id for t in tasks if level not in t.levels]
+    if missing:
+        have = "/".join(scenario.task(missing[0]).levels)
+        raise PlanError(
+            f"--level {level}: task {missing[0]!r} of {scenario.id!r} has no {level} instruction (it has {have})"
+            + (f"; {len(missing) - 1} more tasks lack it too" if len(missing) > 1 else "")
+        )
+    real = [d for d in specs if not (isinstance(d, str) and d.strip() == "sim") and not _is_sim(d)]
+    if scenario.device == "sim" and real:
+        shown = real[0] if isinstance(real[0], str) else getattr(real[0], "name", "that device")
+        raise PlanError(
+            f"scenario {scenario.id!r} is for the simulated phone (its checks read the sim's app state); "
+            f"run it with --device sim, not {shown}"
+        )
+    sequence = scenario.kind == "sequence"
+    prefix: list[Task] = []
+    if sequence:
+        if len(specs) > 1:
+            raise PlanError(f"scenario {scenario.id!r} is a sequence (one persistent day): give one --device")
+        if one is not None:
+            i = [t.id for t in scenario.tasks].index(one.id)
+            prefix = list(scenario.tasks[:i])
+            blocked = [p.id for p in prefix if not p.reference]
+            if blocked:
+                raise PlanError(
+                    f"{scenario.id}:{one.id} is part of a sequence and earlier task {blocked[0]!r} has no reference "
+                    f"to replay the day up to it; run the whole scenario {scenario.id!r}"
+                )
+    if attempts > 1 and sequence and any(isinstance(d, str) and d.startswith("adb") for d in specs):
+        raise PlanError("pass@k in a sequence restores the phone before each retry: that needs --device sim")
+
+    name = _agent_name(agent)
+    plan = RunPlan(
+        target=target,
+        scenario=scenario,
+        tasks=tasks,
+        sequence=sequence,
+        prefix=prefix,
+        agent=agent.strip() if isinstance(agent, str) else agent,
+        agent_name=name,
+        devices=[d.strip() if isinstance(d, str) else d for d in specs],
+        user=user,
+        level=level,
+        attempts=attempts,
+        all_attempts=all_attempts,
+        max_steps=max_steps,
+        out=Path(out) if out is not None else settings.run_dir,
+        model=model,
+        seed=seed,
+        settings=settings,
+        command=command,
+        run_id=new_run_id(scenario.id, one.id if one is not None else None, name),
+    )
+    if check_agent:
+        from guilens.control import QuestionChannel, RunControl
+
+        channel, control = QuestionChannel(), RunControl()
+        made = plan.make_agent(channel=channel, control=control)
+        close = getattr(made, "close", None)
+        if callable(close):
+            close()
+        plan.make_user(channel=channel, control=control)
+    return plan
+
+
+def _is_sim(device: Any) -> bool:
+    return not isinstance(device, str) and getattr(device, "name", "") == "sim"

@@ -1,0 +1,160 @@
+"""The run directory's own files: `run.json` and the long-term memory in `ltm/`.
+
+`run.json` says what was run (command, agent, model, devices, level, k) and,
+as tasks end, how each went; it is rewritten atomically at every change, so a
+run killed at any point leaves a readable one. `ltm/` holds what an agent
+carries from attempt to attempt and from task to task: its app-tagged LTM
+entries and the lessons it drew from failures (pass@k), one JSON file per
+memory stream (a task, or a whole sequence).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import threading
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from guilens.episode import LTMEntry
+
+if TYPE_CHECKING:
+    from guilens.run.plan import RunPlan
+
+RUN_SCHEMA_VERSION = 1
+
+
+def _atomic_json(path: Path, data: Any) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(json.dumps(data, indent=2, default=str), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def make_run_dir(out: Path, run_id: str) -> Path:
+    """`<out>/<run-id>`, with `-2`, `-3`, ... when a run of that name exists (same second)."""
+    out.mkdir(parents=True, exist_ok=True)
+    for n in range(1, 1000):
+        path = out / (run_id if n == 1 else f"{run_id}-{n}")
+        try:
+            path.mkdir()
+        except FileExistsError:
+            continue
+        return path
+    raise OSError(f"cannot make a run directory for {run_id} in {out}")
+
+
+class RunRecord:
+    """`run.json`: thread-safe, rewritten whole on every change."""
+
+    def __init__(self, run_dir: Path, plan: RunPlan) -> None:
+        from guilens import __version__
+
+        self.path = run_dir / "run.json"
+        self._lock = threading.Lock()
+        self.data: dict[str, Any] = {
+            "schema_version": RUN_SCHEMA_VERSION,
+            "run_id": run_dir.name,
+            "command": plan.command,
+            "target": plan.target,
+            "scenario": plan.scenario.id,
+            "sequence": plan.sequence,
+            "tasks": [t.id for t in plan.tasks],
+            "prefix": [t.id for t in plan.prefix],
+            "agent": plan.agent_name,
+            "agent_spec": plan.agent if isinstance(plan.agent, str) else plan.agent_name,
+            "model": plan.model,
+            "devices": [d if isinstance(d, str) else getattr(d, "name", "device") for d in plan.devices],
+            "user": plan.user,
+            "level": plan.level,
+            "k": plan.attempts,
+            "all_attempts": plan.all_attempts,
+            "max_steps": plan.max_steps,
+            "seed": plan.seed,
+            "status": "running",
+            "started_at": datetime.now().astimezone().isoformat(),
+            "ended_at": None,
+            "results": {},
+            "warnings": [],
+            "guilens_version": __version__,
+            "pid": os.getpid(),
+            "host": socket.gethostname(),
+        }
+        self.write()
+
+    def write(self) -> None:
+        with self._lock:
+            _atomic_json(self.path, self.data)
+
+    def set(self, **fields: Any) -> None:
+        with self._lock:
+            self.data.update(fields)
+        self.write()
+
+    def warn(self, text: str) -> None:
+        with self._lock:
+            self.data["warnings"].append(text)
+        self.write()
+
+    def task_result(self, task: str, result: dict[str, Any]) -> None:
+        with self._lock:
+            self.data["results"][task] = result
+        self.write()
+
+    def finish(self, status: str, *, model: str | None = None) -> None:
+        with self._lock:
+            self.data["status"] = status
+            self.data["ended_at"] = datetime.now().astimezone().isoformat()
+            if model and not self.data.get("model"):
+                self.data["model"] = model
+            self.data["pid"] = None
+        self.write()
+
+
+class MemoryStore:
+    """Long-term memory and lessons per stream (a task id, or a sequence's scenario id).
+
+    Thread-safe: batch workers on several devices read and write it.
+    """
+
+    def __init__(self, directory: Path) -> None:
+        self.dir = directory
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        self._ltm: dict[str, list[LTMEntry]] = {}
+        self._lessons: dict[str, list[str]] = {}
+
+    def ltm(self, stream: str) -> list[LTMEntry]:
+        with self._lock:
+            return [e.model_copy() for e in self._ltm.get(stream, [])]
+
+    def lessons(self, *streams: str) -> list[str]:
+        with self._lock:
+            out: list[str] = []
+            for s in streams:
+                for lesson in self._lessons.get(s, []):
+                    if lesson not in out:
+                        out.append(lesson)
+            return out
+
+    def update(self, stream: str, *, ltm: list[LTMEntry] | None = None, lessons: list[str] | None = None,
+               attempt: int | None = None, task: str | None = None) -> None:
+        with self._lock:
+            if ltm is not None:
+                self._ltm[stream] = [e.model_copy() for e in ltm]
+            if lessons:
+                have = self._lessons.setdefault(stream, [])
+                have += [x for x in lessons if x not in have]
+            data = {
+                "stream": stream,
+                "updated_at": datetime.now().astimezone().isoformat(),
+                "after": {"task": task, "attempt": attempt},
+                "ltm": [e.model_dump(mode="json") for e in self._ltm.get(stream, [])],
+                "lessons": list(self._lessons.get(stream, [])),
+            }
+            _atomic_json(self.dir / f"{_safe(stream)}.json", data)
+
+
+def _safe(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name) or "stream"

@@ -1,0 +1,180 @@
+"""Loading and validating scenario files.
+
+`load_scenario` reads a YAML (or JSON) file and returns a `Scenario`, or raises
+one `ScenarioError` listing every problem found: YAML syntax (line and column),
+the schema (unknown keys with the allowed ones, wrong types, bad values), and
+what a schema cannot see: duplicate ids, dangling references (`mirror_of`,
+`depends_on`, milestone dependencies, slots, preferences), golden steps that
+disagree with the reference, apps the simulated phone does not have and sim
+setups that do not fit an app's state. Never a traceback.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from guilens.scenarios.errors import Problem, ScenarioError, make_problem, problems_from_validation
+from guilens.scenarios.model import Scenario, Task
+from guilens.scenarios.semantics import semantic_problems
+
+BUILTIN_DIR = Path(__file__).parent / "builtin"
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """A safe loader that refuses duplicate keys (PyYAML silently keeps the last one)."""
+
+
+def _construct_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+    loader.flatten_mapping(node)
+    seen: dict[Any, yaml.Node] = {}
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=deep)
+        try:
+            hash(key)
+        except TypeError:
+            raise yaml.constructor.ConstructorError(
+                None, None, "a mapping key must be a plain value", key_node.start_mark
+            ) from None
+        if key in seen:
+            first = seen[key].start_mark
+            raise yaml.constructor.ConstructorError(
+                None, None, f"duplicate key {key!r} (first at line {first.line + 1})", key_node.start_mark
+            )
+        seen[key] = key_node
+    return yaml.SafeLoader.construct_mapping(loader, node, deep=deep)
+
+
+_UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+def _yaml_problem(file: str, err: yaml.YAMLError) -> Problem:
+    mark = getattr(err, "problem_mark", None) or getattr(err, "context_mark", None)
+    what = " ".join(x for x in (getattr(err, "context", None), getattr(err, "problem", None)) if x) or str(err)
+    line = mark.line + 1 if mark is not None else None
+    col = mark.column + 1 if mark is not None else None
+    return Problem(file=file, message=f"YAML syntax: {what}", line=line, column=col)
+
+
+def parse_text(text: str, file: str) -> tuple[Any, yaml.Node | None]:
+    """Parse YAML text into data and its node tree (for positions); YAML errors become a ScenarioError."""
+    try:
+        nodes = yaml.compose(text, Loader=yaml.SafeLoader)
+        data = yaml.load(text, Loader=_UniqueKeyLoader)
+    except yaml.YAMLError as err:
+        raise ScenarioError([_yaml_problem(file, err)]) from None
+    return data, nodes
+
+
+def scenario_from_data(data: Any, file: str = "<scenario>", nodes: yaml.Node | None = None) -> Scenario:
+    """Validate already-parsed data as a scenario; every problem goes into one ScenarioError."""
+    if not isinstance(data, dict):
+        got = "an empty file" if data is None else f"a {type(data).__name__}"
+        raise ScenarioError([Problem(file=file, message=f"a scenario file is a mapping (id, title, tasks, ...), not {got}")])
+    try:
+        scenario = Scenario.model_validate(data)
+    except ValidationError as err:
+        raise ScenarioError(problems_from_validation(err, Scenario, data, file, nodes)) from None
+    problems = [
+        make_problem(file, data, nodes, path, msg, key_pos=key)
+        for path, msg, key in semantic_problems(scenario)
+    ]
+    if problems:
+        raise ScenarioError(problems)
+    return scenario
+
+
+def load_text(text: str, file: str = "<scenario>") -> Scenario:
+    data, nodes = parse_text(text, file)
+    return scenario_from_data(data, file, nodes)
+
+
+def load_scenario(path: str | Path) -> Scenario:
+    """Read and validate one scenario file."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ScenarioError([Problem(file=str(p), message="no such file")]) from None
+    except IsADirectoryError:
+        raise ScenarioError([Problem(file=str(p), message="is a directory, not a scenario file")]) from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise ScenarioError([Problem(file=str(p), message=f"cannot read: {err}")]) from None
+    return load_text(text, str(p))
+
+
+def scenario_files(paths: Iterable[str | Path]) -> list[Path]:
+    """The scenario files named: files as given, directories searched for *.yaml, *.yml, *.json."""
+    out: list[Path] = []
+    for raw in paths:
+        p = Path(raw)
+        if p.is_dir():
+            out += sorted(q for q in p.rglob("*") if q.suffix in (".yaml", ".yml", ".json") and q.is_file())
+        else:
+            out.append(p)
+    return out
+
+
+def validate_paths(paths: Iterable[str | Path]) -> tuple[list[Scenario], list[str]]:
+    """Load every file; return the good scenarios and every problem of the bad ones (and duplicate ids)."""
+    good: list[Scenario] = []
+    problems: list[str] = []
+    where: dict[str, Path] = {}
+    for f in scenario_files(paths):
+        try:
+            s = load_scenario(f)
+        except ScenarioError as err:
+            problems += err.problems
+            continue
+        if s.id in where:
+            problems.append(f"{f}: scenario id {s.id!r} is already used by {where[s.id]}")
+            continue
+        where[s.id] = f
+        good.append(s)
+    return good, problems
+
+
+@functools.lru_cache(maxsize=1)
+def _builtin() -> tuple[Scenario, ...]:
+    good, problems = validate_paths([BUILTIN_DIR])
+    if problems:
+        raise ScenarioError(problems)
+    return tuple(good)
+
+
+def load_builtin() -> list[Scenario]:
+    """The scenarios shipped with guilens (`guilens/scenarios/builtin/`)."""
+    return list(_builtin())
+
+
+def builtin_files() -> list[Path]:
+    return scenario_files([BUILTIN_DIR])
+
+
+def find_scenario(spec: str) -> Scenario:
+    """A scenario by built-in id or by file path."""
+    p = Path(spec)
+    if p.suffix in (".yaml", ".yml", ".json") or p.is_file():
+        return load_scenario(p)
+    for s in load_builtin():
+        if s.id == spec:
+            return s
+    ids = ", ".join(s.id for s in load_builtin())
+    raise ScenarioError([f"{spec}: no built-in scenario or file by that name (built-in: {ids})"])
+
+
+def find_task(spec: str) -> tuple[Scenario, Task | None]:
+    """`scenario:task`, `scenario`, `path.yaml` or `path.yaml:task` -> the scenario and the task (if named)."""
+    head, sep, tail = spec.rpartition(":")
+    if sep and head and not Path(spec).exists() and "/" not in tail and "\\" not in tail:
+        scenario = find_scenario(head)
+        try:
+            return scenario, scenario.task(tail)
+        except KeyError as err:
+            raise ScenarioError([str(err.args[0])]) from None
+    return find_scenario(spec), None

@@ -1,0 +1,530 @@
+"""Scenarios, tasks and sequences: what the agent must do and how progress is measured.
+
+A scenario file holds independent tasks (`kind: tasks`, reset between tasks) or
+a persistent day (`kind: sequence`, ScenDroid style: no reset, a clock time per
+task, hard prerequisites, values flowing from earlier tasks, preferences stated
+early that constrain later tasks). A task carries its instruction at three
+ambiguity levels, what the simulated user knows, the device setup, milestones
+(ordered, or unordered groups; fixed or flexible; each with a rule check and a
+text for the LLM judge), a success rule and a reference solution.
+
+A small example:
+
+    id: pack
+    title: Notes
+    tasks:
+      - id: grocery
+        apps: [shop, notes]
+        instruction:
+          L0: "Note the price of ASICS running shoes in a note titled Shoes."
+          L1: "Note the price of running shoes of my usual brand in a note titled Shoes."
+          L2: "I'm thinking of buying running shoes, keep the price somewhere for me."
+        memory: cross-app
+        difficulty: 1
+        golden_steps: 6
+        user: {slots: {brand: ASICS}}
+        milestones:
+          - id: found
+            text: "The ASICS running shoes product page is open"
+            check: {screen_text: "ASICS Gel"}
+          - id: noted
+            text: "A note titled Shoes holds the price 89.99"
+            check: {state: notes.notes, where: {title: Shoes}, field: body, op: contains, value: "89.99"}
+        reference: [...]
+
+Models are immutable; the loader (`guilens.scenarios.loader`) validates files
+and reports every problem by file, task and field.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Iterator
+from datetime import date, datetime, time
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator, model_validator
+
+from guilens.scenarios.spec_checks import (
+    AllCheck,
+    AnswerCheck,
+    AnswerExpect,
+    AnyCheck,
+    AppCheck,
+    Check,
+    ElementCheck,
+    NotCheck,
+    ScreenTextCheck,
+    StateCheck,
+)
+from guilens.scenarios.spec_reference import LEVELS, Level, RefStep, count_steps, normalize_steps
+
+__all__ = [
+    "LEVELS",
+    "AllCheck",
+    "AnswerCheck",
+    "AnswerExpect",
+    "AnyCheck",
+    "AppCheck",
+    "Check",
+    "ElementCheck",
+    "NotCheck",
+    "ScreenTextCheck",
+    "StateCheck",
+    "Instructions",
+    "KeyElement",
+    "Level",
+    "Milestone",
+    "MilestoneGroup",
+    "Preference",
+    "RefStep",
+    "Scenario",
+    "Slot",
+    "SuccessRule",
+    "Task",
+    "UserKnowledge",
+    "ValueSource",
+    "budget_for",
+    "register_schemas",
+]
+
+ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
+TEMPLATE = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
+MemoryKind = Literal["none", "cross-temporal", "cross-app"]
+
+
+def budget_for(golden_steps: int) -> int:
+    """MemGUI-Bench's step budget: floor(1.4 x golden + 1)."""
+    return math.floor(golden_steps * 1.4 + 1)
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Instructions(_Strict):
+    """The task at three ambiguity levels (ScenDroid): L0 precise (the oracle intent),
+    L1 with a parameter left out, L2 an indirect intent. L1 and L2 must be resolvable
+    by asking the user; tasks imported from real-device benchmarks may have L0 only."""
+
+    L0: str = Field(min_length=1)
+    L1: str | None = Field(default=None, min_length=1)
+    L2: str | None = Field(default=None, min_length=1)
+
+    @property
+    def levels(self) -> list[Level]:
+        return [lv for lv in LEVELS if getattr(self, lv)]
+
+    def at(self, level: str) -> str:
+        text = getattr(self, level, None) if level in LEVELS else None
+        if not text:
+            raise KeyError(f"no {level} instruction (this task has {', '.join(self.levels)})")
+        return text
+
+
+class Slot(_Strict):
+    """A parameter of the L0 intent the L1/L2 instructions leave out.
+
+    `keywords` help the oracle user tell which slot a question asks about; the
+    slot's name (split on `_`) always counts as keywords.
+    """
+
+    value: str = Field(min_length=1)
+    keywords: list[str] = Field(default_factory=list)
+    description: str = ""
+
+
+class UserKnowledge(_Strict):
+    """What the simulated user knows and answers `ask_user` from; hidden from the agent."""
+
+    slots: dict[str, Slot] = Field(default_factory=dict)
+    profile: str = ""
+    """Who the user is, in a few sentences (the llm user is told it)."""
+    preferences: list[str] = Field(default_factory=list)
+    facts: list[str] = Field(default_factory=list)
+    """Other things the user would say if asked (a phone number, an address)."""
+
+    @field_validator("slots", mode="before")
+    @classmethod
+    def _slot_shorthand(cls, v: Any) -> Any:
+        if isinstance(v, dict):
+            return {k: ({"value": str(s)} if isinstance(s, str | int | float) and not isinstance(s, bool) else s)
+                    for k, s in v.items()}
+        return v
+
+    @property
+    def values(self) -> dict[str, str]:
+        return {k: s.value for k, s in self.slots.items()}
+
+    def answer(self, question: str) -> str | None:
+        """The slot value a question most likely asks for, or None if it names none.
+
+        A slot scores 2 for each of its keywords in the question and 1 for each
+        part of its name (`second_item` -> second, item), comparing word stems
+        (`suggested` ~ `suggest`); the best score wins, ties go to the slot
+        declared first. Used by the oracle user.
+        """
+        words = {_stem(w) for w in re.findall(r"[a-z0-9]+", question.casefold())}
+        best, best_score = None, 0
+        for name, slot in self.slots.items():
+            score = 2 * sum(1 for k in slot.keywords if _phrase_in(k, words))
+            score += sum(1 for part in name.split("_") if len(part) > 2 and _stem(part) in words)
+            if score > best_score:
+                best, best_score = slot.value, score
+        return best
+
+
+def _stem(w: str) -> str:
+    for suffix in ("ing", "ed", "es", "s"):
+        if len(w) > len(suffix) + 3 and w.endswith(suffix):
+            return w[: -len(suffix)]
+    return w
+
+
+def _phrase_in(phrase: str, words: set[str]) -> bool:
+    parts = re.findall(r"[a-z0-9]+", phrase.casefold())
+    return bool(parts) and all(_stem(p) in words for p in parts)
+
+
+class KeyElement(_Strict):
+    """AndroidLens' key element of a milestone: what the judge should look for on screen."""
+
+    text: str = ""
+    bbox: tuple[float, float, float, float] | None = None
+    """Normalised [x1, y1, x2, y2] in 0..1."""
+    state: list[str] = Field(default_factory=list)
+    """e.g. [selected], [checked]."""
+
+    @field_validator("bbox")
+    @classmethod
+    def _unit_box(cls, v: tuple[float, float, float, float] | None) -> tuple[float, float, float, float] | None:
+        if v is not None:
+            x1, y1, x2, y2 = v
+            if not all(0 <= c <= 1 for c in v) or x2 <= x1 or y2 <= y1:
+                raise ValueError("bbox is [x1, y1, x2, y2] with 0 <= x1 < x2 <= 1 and 0 <= y1 < y2 <= 1")
+        return v
+
+
+class Milestone(_Strict):
+    """A verifiable sub-goal. `check` decides it by rules; `text` is what the LLM judge reads.
+
+    A milestone without a check is for the judge alone (real apps). `kind` is
+    PSPA's fixed (user-invariant) vs flexible (depends on the user's choices or
+    allows several paths); `depends_on` names milestones that must be reached
+    first, on top of the list order.
+    """
+
+    id: str = Field(pattern=ID_PATTERN)
+    text: str = Field(min_length=1)
+    check: Check | None = None
+    kind: Literal["fixed", "flexible"] = "fixed"
+    key: KeyElement | None = None
+    depends_on: list[str] = Field(default_factory=list)
+    golden_step: int | None = Field(default=None, ge=1)
+    """Steps the reference takes to reach this milestone (AndroidLens' MSR denominator)."""
+
+
+class MilestoneGroup(_Strict):
+    """Milestones that may be reached in any order, after everything before the group."""
+
+    unordered: list[Milestone] = Field(min_length=1)
+
+
+def _milestone_item_kind(v: Any) -> str:
+    if isinstance(v, MilestoneGroup) or (isinstance(v, dict) and "unordered" in v):
+        return "group"
+    return "milestone"
+
+
+MilestoneItem = Annotated[
+    Annotated[Milestone, Tag("milestone")] | Annotated[MilestoneGroup, Tag("group")],
+    Discriminator(_milestone_item_kind),
+]
+
+
+class SuccessRule(_Strict):
+    """When the task counts as done. Default: every milestone reached.
+
+    `check` must also hold on the final screen/state; `judge` describes success
+    for the LLM judge (default: the L0 instruction).
+    """
+
+    milestones: Literal["all", "none"] | list[str] = "all"
+    check: Check | None = None
+    judge: str = ""
+
+
+class ValueSource(_Strict):
+    """A value a task of a sequence hands to later ones (ScenDroid's data flow).
+
+    Read from the final state after the task (`state`/`where`/`field`, the last
+    match by default) or from the agent's answer (`from_answer`: the first number
+    in it). `expected` is the value when the task was done right: used to fill
+    later L0 instructions and checks if the value cannot be read.
+    """
+
+    state: str | None = None
+    where: dict[str, Any] = Field(default_factory=dict)
+    field: str | None = None
+    pick: Literal["first", "last"] = "last"
+    from_answer: bool = False
+    expected: str = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _one_source(self) -> ValueSource:
+        if bool(self.state) == self.from_answer:
+            raise ValueError("a value comes from exactly one of state (with where/field) or from_answer")
+        return self
+
+
+class Task(_Strict):
+    id: str = Field(pattern=ID_PATTERN)
+    title: str = ""
+    apps: list[str] = Field(min_length=1)
+    instruction: Instructions
+    memory: MemoryKind = "none"
+    output: Literal["explicit", "implicit"] | None = None
+    """Memory tasks: explicit (facts written out) or implicit (facts used for a decision)."""
+    forbid_copy: bool = False
+    """The instruction forbids copy-paste: the facts must be recalled."""
+    difficulty: int = Field(ge=1, le=3)
+    golden_steps: int = Field(ge=1)
+    max_steps: int | None = Field(default=None, ge=1)
+    mirror_of: str | None = None
+    categories: list[str] = Field(default_factory=list)
+    user: UserKnowledge = Field(default_factory=UserKnowledge)
+    setup: dict[str, Any] = Field(default_factory=dict)
+    """Device setup (sim: app state, clock, anomalies), on top of the scenario's."""
+    milestones: list[MilestoneItem] = Field(default_factory=list)
+    success: SuccessRule = Field(default_factory=SuccessRule)
+    answer: AnswerExpect | None = None
+    """When set, the task ends with an `answer` action that must meet this."""
+    reference: list[RefStep] = Field(default_factory=list)
+    clock: str | None = Field(default=None, pattern=r"^(\d{4}-\d{2}-\d{2}[ T])?\d{1,2}:\d{2}$")
+    """Sequences: when the task starts (`08:10`, or `2025-01-20 08:30` on another day)."""
+    location: str = ""
+    narration: str = ""
+    depends_on: list[str] = Field(default_factory=list)
+    """Hard prerequisites: earlier tasks of the sequence that must have succeeded."""
+    outputs: dict[str, ValueSource] = Field(default_factory=dict)
+    constrained_by: list[str] = Field(default_factory=list)
+    """Preferences (by id) stated earlier in the sequence that this task must respect."""
+    reset: list[str] = Field(default_factory=list)
+    """Shell commands that reset a real device before the task (adb)."""
+    meta: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("reference", mode="before")
+    @classmethod
+    def _bare_steps(cls, v: Any) -> Any:
+        return normalize_steps(v)
+
+    @property
+    def budget(self) -> int:
+        """The step budget: `max_steps`, else floor(1.4 x golden_steps + 1)."""
+        return self.max_steps if self.max_steps is not None else budget_for(self.golden_steps)
+
+    @property
+    def levels(self) -> list[Level]:
+        return self.instruction.levels
+
+    def instruction_at(self, level: str = "L0", values: dict[str, str] | None = None) -> str:
+        """The instruction at a level, with `{templates}` filled from `values` (flows, slots)."""
+        return fill_text(self.instruction.at(level), values or {})
+
+    def all_milestones(self) -> list[Milestone]:
+        """Every milestone in file order, groups flattened."""
+        out: list[Milestone] = []
+        for item in self.milestones:
+            out += item.unordered if isinstance(item, MilestoneGroup) else [item]
+        return out
+
+    def milestone(self, mid: str) -> Milestone:
+        for m in self.all_milestones():
+            if m.id == mid:
+                return m
+        raise KeyError(mid)
+
+    @property
+    def reference_steps(self) -> int:
+        return count_steps(list(self.reference), "L0")
+
+    @property
+    def rule_checked(self) -> bool:
+        """Every milestone has a rule check (the sim can decide the task without the LLM)."""
+        return all(m.check is not None for m in self.all_milestones())
+
+    def template_names(self) -> set[str]:
+        """Every `{name}` used in the instructions, checks, answer and reference."""
+        names: set[str] = set()
+        for text in _strings(self.model_dump(include={"instruction", "milestones", "success", "answer", "reference"})):
+            names |= set(TEMPLATE.findall(text))
+        return names
+
+    def filled(self, values: dict[str, str]) -> Task:
+        """A copy with `{templates}` in checks, answer and reference filled from `values`.
+
+        Instructions keep their templates (`instruction_at` fills them), so each
+        level can be shown as written.
+        """
+        if not values:
+            return self
+        data = self.model_dump(mode="json", by_alias=True, exclude_none=True)
+        for key in ("milestones", "success", "answer", "reference"):
+            if key in data:
+                data[key] = _fill_any(data[key], values)
+        return Task.model_validate(data)
+
+
+class Preference(_Strict):
+    """A preference the user states in one task that constrains later ones."""
+
+    id: str = Field(pattern=ID_PATTERN)
+    text: str = Field(min_length=1)
+    stated_in: str
+    """The task whose instruction states it."""
+
+
+class Scenario(_Strict):
+    id: str = Field(pattern=ID_PATTERN)
+    title: str = ""
+    description: str = ""
+    kind: Literal["tasks", "sequence"] = "tasks"
+    device: Literal["sim", "any"] = "sim"
+    """`sim`: rule checks on the simulated phone; `any`: real devices too (LLM-judged)."""
+    start: date | None = None
+    """Sequences: the day the first task's clock is on."""
+    user: UserKnowledge = Field(default_factory=UserKnowledge)
+    """Knowledge shared by every task (a sequence's persona); tasks add their own."""
+    preferences: list[Preference] = Field(default_factory=list)
+    setup: dict[str, Any] = Field(default_factory=dict)
+    """Device setup shared by all tasks (a sequence applies it once, at the start)."""
+    tasks: list[Task] = Field(min_length=1)
+    source: str = ""
+    """Where the tasks come from (an import's source file)."""
+
+    @model_validator(mode="after")
+    def _share_user(self) -> Scenario:
+        """Give every task the scenario's user knowledge (under its own), so a task stands alone."""
+        if self.user != UserKnowledge():
+            tasks = [t.model_copy(update={"user": _merge_user(self.user, t.user)}) for t in self.tasks]
+            object.__setattr__(self, "tasks", tasks)
+        return self
+
+    @model_validator(mode="after")
+    def _sequence_has_clock(self) -> Scenario:
+        if self.kind == "sequence":
+            missing = [t.id for t in self.tasks if t.clock is None]
+            if missing:
+                raise ValueError(f"every task of a sequence needs a clock time; missing on {', '.join(missing)}")
+            if self.start is None:
+                raise ValueError("a sequence needs a start date (start: 2025-01-19)")
+        return self
+
+    def task(self, tid: str) -> Task:
+        for t in self.tasks:
+            if t.id == tid:
+                return t
+        raise KeyError(f"scenario {self.id!r} has no task {tid!r} (tasks: {', '.join(t.id for t in self.tasks)})")
+
+    def __iter__(self) -> Iterator[Task]:  # type: ignore[override]
+        return iter(self.tasks)
+
+    @property
+    def apps(self) -> list[str]:
+        seen: dict[str, None] = {}
+        for t in self.tasks:
+            for a in t.apps:
+                seen.setdefault(a, None)
+        return list(seen)
+
+    @property
+    def levels(self) -> list[Level]:
+        return [lv for lv in LEVELS if all(lv in t.levels for t in self.tasks)]
+
+    def setup_for(self, task: Task) -> dict[str, Any]:
+        """The device setup for a task run on its own: the scenario's, with the task's merged in."""
+        return deep_merge(self.setup, task.setup)
+
+    def when(self, task: Task) -> datetime | None:
+        """The clock time a task of a sequence starts at."""
+        if task.clock is None:
+            return None
+        if len(task.clock) > 5:
+            return datetime.fromisoformat(task.clock.replace(" ", "T"))
+        hh, mm = task.clock.split(":")
+        day = self.start or date.today()
+        return datetime.combine(day, time(int(hh), int(mm)))
+
+    def expected_values(self, upto: Task | None = None) -> dict[str, str]:
+        """Values earlier tasks produce when done right (`outputs[...].expected`), before `upto`."""
+        out: dict[str, str] = {}
+        for t in self.tasks:
+            if upto is not None and t.id == upto.id:
+                break
+            out.update({k: v.expected for k, v in t.outputs.items()})
+        return out
+
+
+# --- templates and merging -------------------------------------------------------------------
+
+
+def _merge_user(shared: UserKnowledge, own: UserKnowledge) -> UserKnowledge:
+    """Shared knowledge under a task's own; idempotent, so a dumped and reloaded scenario is unchanged."""
+    profile = own.profile if shared.profile and shared.profile in own.profile else "\n".join(
+        p for p in (shared.profile, own.profile) if p)
+    return UserKnowledge(
+        slots={**shared.slots, **own.slots},
+        profile=profile,
+        preferences=list(dict.fromkeys([*shared.preferences, *own.preferences])),
+        facts=list(dict.fromkeys([*shared.facts, *own.facts])),
+    )
+
+
+def fill_text(text: str, values: dict[str, str]) -> str:
+    """Replace `{name}` with `values[name]`; unknown names stay as written."""
+    return TEMPLATE.sub(lambda m: str(values[m[1]]) if m[1] in values else m[0], text)
+
+
+def _fill_any(obj: Any, values: dict[str, str]) -> Any:
+    if isinstance(obj, str):
+        return fill_text(obj, values)
+    if isinstance(obj, list):
+        return [_fill_any(x, values) for x in obj]
+    if isinstance(obj, dict):
+        return {k: _fill_any(v, values) for k, v in obj.items()}
+    return obj
+
+
+def _strings(obj: Any) -> Iterator[str]:
+    if isinstance(obj, str):
+        yield obj
+    elif isinstance(obj, list):
+        for x in obj:
+            yield from _strings(x)
+    elif isinstance(obj, dict):
+        for k, v in obj.items():
+            yield from _strings(k)
+            yield from _strings(v)
+
+
+def deep_merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+    """`extra` over `base`: mappings merge key by key, anything else is replaced."""
+    out = dict(base)
+    for k, v in extra.items():
+        if isinstance(v, dict) and isinstance(out.get(k), dict):
+            out[k] = deep_merge(out[k], v)
+        else:
+            out[k] = v
+    return out
+
+
+def register_schemas(schema_kind: Callable[[str], Callable[[Callable[[], dict[str, Any]]], Any]]) -> None:
+    """Publish `guilens schema scenario` (the file format, as `Scenario.model_json_schema()`)."""
+
+    @schema_kind("scenario")
+    def _scenario() -> dict[str, Any]:
+        schema = Scenario.model_json_schema()
+        schema["$comment"] = "guilens scenario file (YAML or JSON); see guilens/scenarios/model.py"
+        return schema
+

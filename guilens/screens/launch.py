@@ -1,0 +1,134 @@
+"""Entry points the CLI calls to open the TUI: a run, a replay, the runs browser, the home screen.
+
+Each picks the phone renderer before Textual starts (textual-image asks the
+terminal what it supports, and cannot once Textual owns stdin), builds the
+app with its first screen, and runs it. `GUILENS_RENDERER` (`auto`, `halfcell`,
+`tgp`, `sixel`) overrides the choice.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from guilens.control import QuestionChannel, RunControl
+    from guilens.episode import Episode
+    from guilens.run.plan import RunPlan
+    from guilens.screens.widgets.phone import Renderer
+    from guilens.users import SimUser, UserContext, UserReply
+
+
+def pick_renderer(renderer: str | None = None) -> Renderer:
+    from guilens.screens.widgets.phone import resolve_renderer
+
+    return resolve_renderer(renderer or os.environ.get("GUILENS_RENDERER") or "auto")
+
+
+class ReviewedUser:
+    """A simulated user whose every answer a person sees first.
+
+    In the TUI the agent's question opens a modal showing what the simulated user
+    (oracle or llm) would say; Enter accepts it, and the answer is recorded as the
+    simulated user's. Typing something else records the person's answer, with the
+    simulated one kept as the suggestion.
+    """
+
+    def __init__(self, simulated: SimUser, channel: QuestionChannel, control: RunControl | None) -> None:
+        self.simulated = simulated
+        self.channel = channel
+        self.control = control
+        self.name = simulated.name
+
+    def answer(self, question: str, ctx: UserContext) -> UserReply:
+        from guilens.users import UserReply
+
+        hint = self.simulated.answer(question, ctx)
+        text = self.channel.ask("question", question, suggestion=hint.text,
+                                context={"task": ctx.task_id, "step": ctx.step}, control=self.control).strip()
+        if not text or text == hint.text:
+            return hint
+        return UserReply(text=text, answered_by="human", suggested=hint.text, usage=hint.usage)
+
+
+def tui_plan(plan: RunPlan) -> RunPlan:
+    """The plan as the TUI runs it: a simulated user's answers go past the person first."""
+    from guilens.run.plan import RunPlan
+
+    if plan.user == "human":
+        return plan
+
+    class _Reviewed(RunPlan):
+        def make_user(self, *, channel: QuestionChannel, control: RunControl) -> Any:
+            return ReviewedUser(super().make_user(channel=channel, control=control), channel, control)
+
+    return _Reviewed(**{f.name: getattr(plan, f.name) for f in dataclasses.fields(plan)})
+
+
+def make_run_screen(plan: RunPlan, *, renderer: Renderer = "halfcell", paused: bool = False) -> Any:
+    """The run screen for `plan`, running the real `Runner` (tests mount it in their own app)."""
+    from guilens.run.engine import Runner
+    from guilens.screens.run_screen import RunScreen
+
+    plan = tui_plan(plan)
+    made: list[Runner] = []
+
+    def factory(observers: list[Any], control: RunControl, channel: QuestionChannel) -> Runner:
+        runner = Runner(plan, observers=observers, control=control, channel=channel)
+        made.append(runner)
+        return runner
+
+    tasks = {t.id: t for t in plan.tasks}
+
+    def dir_lookup(ep: Episode) -> Path | None:
+        run_dir = made[-1].run_dir if made else None
+        return run_dir / ep.task / f"attempt-{ep.attempt}" if run_dir else None
+
+    return RunScreen(factory, renderer=renderer, task_lookup=lambda ep: tasks.get(ep.task),
+                     dir_lookup=dir_lookup, paused=paused, settings=plan.settings)
+
+
+def run_tui(plan: RunPlan, *, renderer: str | None = None, paused: bool = False) -> Any:
+    """Run `plan` in the run screen; returns the runner's `RunResult` (None if it never finished)."""
+    from guilens.screens.app import GuilensApp
+
+    chosen = pick_renderer(renderer)
+    app = GuilensApp(lambda: make_run_screen(plan, renderer=chosen, paused=paused), renderer=chosen)
+    app.run()
+    return app.run_result
+
+
+def replay_tui(path: Path | str, *, renderer: str | None = None, settings: Any = None) -> None:
+    from guilens.episode import EpisodeReader
+    from guilens.screens.app import GuilensApp
+    from guilens.screens.replay_screen import ReplayScreen
+
+    EpisodeReader(path)  # a bad directory is a one-line error before the terminal changes
+    chosen = pick_renderer(renderer)
+    GuilensApp(lambda: ReplayScreen(path, renderer=chosen, settings=settings), renderer=chosen).run()
+
+
+def runs_tui(directory: Path | str | None = None, *, renderer: str | None = None, settings: Any = None) -> None:
+    from guilens.config import load_settings
+    from guilens.screens.app import GuilensApp
+    from guilens.screens.runs_screen import RunsScreen
+
+    settings = settings if settings is not None else load_settings()
+    where = Path(directory) if directory is not None else settings.run_dir
+    chosen = pick_renderer(renderer)
+    GuilensApp(lambda: RunsScreen(where, renderer=chosen, settings=settings), renderer=chosen).run()
+
+
+def home_tui(settings: Any = None, *, renderer: str | None = None) -> Any:
+    """The home screen: pick what to run, then watch it in the run screen."""
+    from guilens.config import load_settings
+    from guilens.screens.app import GuilensApp
+    from guilens.screens.home_screen import HomeScreen
+
+    settings = settings if settings is not None else load_settings()
+    chosen = pick_renderer(renderer)
+    app = GuilensApp(lambda: HomeScreen(settings, renderer=chosen), renderer=chosen)
+    app.run()
+    return getattr(app, "run_result", None)

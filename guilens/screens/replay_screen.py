@@ -1,0 +1,271 @@
+"""The replay screen: a recorded episode, step by step.
+
+Steps as a list (and ←/→, Home/End, `g` to go to a step); the screen before
+the step with its action drawn and the screen after; the thought, memory and
+milestones at that step; the judge's verdict with every stage's reason and
+the steps it looked at (those steps are marked ◆ in the list). `j` judges.
+Screens are decoded on a thread, so scrubbing never stalls the keys.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.widgets import Footer, OptionList, Static
+from textual.widgets.option_list import Option
+
+from guilens.episode import EpisodeReader, Step
+from guilens.screens.widgets.memory import MemoryView
+from guilens.screens.widgets.milestones import MilestoneView, rows_from_task
+from guilens.screens.widgets.phone import PhoneView, Renderer
+from guilens.screens.widgets.render import STATUS_STYLE, action_text, render_step, short
+from guilens.screens.widgets.verdict import VerdictView
+
+
+def looked_at(verdict: dict[str, Any] | None, total: int | None = None) -> dict[int, list[str]]:
+    """Step -> the judge stages that looked at it (a stage that read every step marks none)."""
+    out: dict[int, list[str]] = {}
+    for stage in (verdict or {}).get("stages", []) or []:
+        steps = stage.get("steps", []) or []
+        if total is not None and len(set(steps)) >= total:
+            continue
+        for n in steps:
+            out.setdefault(int(n), []).append(stage.get("stage", "?"))
+    return out
+
+
+def task_of(reader: EpisodeReader) -> Any:
+    """The task definition the episode ran, if guilens can still find it."""
+    try:
+        from guilens.judge.pipeline import resolve_task
+
+        return resolve_task(reader)[1]
+    except Exception:  # an unknown or changed scenario only costs the pending milestone rows
+        return None
+
+
+class ReplayScreen(Screen[None]):
+    HELP_TITLE = "replay"
+    KEY_HELP = [
+        ("Moving", [("← →", "previous / next step"), ("Home / End", "first / last step"),
+                    ("g", "go to a step by number"), ("↑ ↓ in the list", "pick a step")]),
+        ("The episode", [("j", "judge it (stages appear as they complete)"),
+                         ("z", "zoom the two screens to the whole terminal"),
+                         ("q, Esc", "back (quit when this is the first screen)")]),
+        ("Everywhere", [("?", "this help"), ("ctrl+p", "command palette")]),
+    ]
+    BINDINGS = [
+        Binding("left", "move(-1)", "Prev", key_display="←"),
+        Binding("right", "move(1)", "Next", key_display="→"),
+        Binding("home", "first", "First", show=False),
+        Binding("end", "last", "Last", show=False),
+        Binding("g", "goto", "Go to"),
+        Binding("j", "judge", "Judge"),
+        Binding("z", "zoom", "Zoom"),
+        Binding("q,escape", "back", "Back"),
+    ]
+
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (150, "-wide")]
+
+    index: reactive[int] = reactive(0, init=False)
+    zoomed: reactive[bool] = reactive(False)
+
+    def __init__(self, path: Path | str, *, renderer: Renderer = "halfcell", settings: Any = None) -> None:
+        super().__init__()
+        self.path = Path(path)
+        self.renderer: Renderer = renderer
+        self.settings = settings
+        self.reader = EpisodeReader(self.path)
+        self.steps: list[Step] = self.reader.steps
+        self.verdict: dict[str, Any] | None = self.reader.verdict()
+        self.task_def = task_of(self.reader)
+
+    def compose(self) -> ComposeResult:
+        ep = self.reader.episode
+        yield Static(self._summary(), id="summary")
+        with Horizontal(id="body"):
+            with Vertical(id="steps") as box:
+                box.border_title = f"steps {len(self.steps)}"
+                yield OptionList(*self._options(), id="step-list")
+            with Horizontal(id="screens"):
+                before = PhoneView(self.renderer, id="before")
+                before.border_title = "before"
+                yield before
+                after = PhoneView(self.renderer, id="after")
+                after.border_title = "after"
+                yield after
+            with Vertical(id="detail"):
+                with VerticalScroll(id="detail-box") as box:
+                    box.border_title = "step"
+                    yield Static(id="step-detail")
+                    yield Static(Content.from_markup("[b]Memory[/]"), classes="sub-heading")
+                    yield MemoryView(id="memory")
+                    yield Static(Content.from_markup("[b]Milestones[/]"), classes="sub-heading")
+                    yield MilestoneView(id="milestones")
+                with VerticalScroll(id="verdict-box") as box:
+                    box.border_title = "verdict"
+                    yield VerdictView(id="verdict")
+        yield Footer(compact=True)
+        self.sub_title = f"{ep.scenario}:{ep.task}" if ep.scenario else ep.task
+
+    def _summary(self) -> Content:
+        ep = self.reader.episode
+        what = f"{ep.scenario}:{ep.task}" if ep.scenario else ep.task
+        style = STATUS_STYLE.get(ep.status, "$text")
+        bits = [ep.level, f"attempt {ep.attempt}/{ep.attempts}", ep.agent or "agent", ep.device or "",
+                f"{len(self.steps)} steps"]
+        if ep.cost_usd:
+            bits.append(f"${ep.cost_usd:.4f}")
+        if self.reader.interrupted:
+            bits.append("the writer stopped early")
+        return Content.from_markup(f" [b]$what[/] · [b {style}]$status[/] · $bits\n [i]$instr[/]", what=what,
+                                   status=ep.status, bits=" · ".join(b for b in bits if b),
+                                   instr=short(ep.instruction, 300))
+
+    def _options(self) -> list[Option]:
+        seen = looked_at(self.verdict, len(self.steps) + 1)
+        opts = []
+        for s in self.steps:
+            flags = ""
+            if s.milestones:
+                flags += " ★"
+            if s.error:
+                flags += " ✗"
+            if s.index in seen:
+                flags += " ◆"
+            who = "[$warning]H[/] " if s.by == "human" else ""
+            opts.append(Option(Content.from_markup(f"[$text-muted]$n[/] {who}$a[$accent]$f[/]",
+                                                   n=f"{s.index:>3}", a=short(action_text(s.action), 24), f=flags),
+                               id=str(s.index)))
+        return opts
+
+    def on_resize(self) -> None:
+        """Each phone as wide as its aspect ratio needs at this height, within a third of the width."""
+        w, h = self.reader.episode.screen_size or (1080, 2400)
+        before = self.query_one("#before", PhoneView)
+        if self.zoomed:
+            cols = self.size.width // 2
+        else:
+            rows = max(4, self.size.height - 5)  # summary, footer, borders
+            cw, ch = before.cell
+            share = 3 / 10 if self.size.width >= 150 else 1 / 5
+            cols = min(round(rows * ch * w / (h * cw)) + 2, max(16, int(self.size.width * share)))
+        for phone in (before, self.query_one("#after", PhoneView)):
+            phone.styles.width = cols
+
+    def on_mount(self) -> None:
+        milestones = self.query_one(MilestoneView)
+        milestones.set_rows(rows_from_task(self.task_def) if self.task_def is not None else [])
+        self.query_one(VerdictView).show(self.verdict)
+        self.query_one("#step-list", OptionList).focus()
+        if self.steps:
+            self.index = 0
+            self.watch_index(0)
+        else:
+            self.query_one("#step-detail", Static).update("This episode has no steps.")
+
+    # -- moving ------------------------------------------------------------------------------
+    def watch_index(self, index: int) -> None:
+        if not self.steps:
+            return
+        ol = self.query_one("#step-list", OptionList)
+        if ol.highlighted != index:
+            ol.highlighted = index
+        step = self.steps[index]
+        prev = self.steps[index - 1].memory if index > 0 else None
+        self.query_one(MemoryView).show(step.memory, prev)
+        reached = {h.id: h.step for h in self.reader.episode.milestones if h.step <= index}
+        for s in self.steps[: index + 1]:
+            for mid in s.milestones:
+                reached.setdefault(mid, s.index)
+        self.query_one(MilestoneView).set_reached(reached, {h.id: h.text for h in self.reader.episode.milestones})
+        texts = {r.id: r.text for r in self.query_one(MilestoneView).rows}
+        detail = render_step(step, texts)
+        judged = looked_at(self.verdict, len(self.steps) + 1).get(index)
+        if judged:
+            detail = detail + Content.from_markup("\n[$accent]◆ the judge looked at this step: $s[/]",
+                                                  s=", ".join(judged))
+        self.query_one("#step-detail", Static).update(detail)
+        self.query_one("#detail-box").border_title = f"step {index} of {len(self.steps) - 1}"
+        last = index + 1 >= len(self.steps)
+        self.query_one("#before", PhoneView).border_title = f"before · step {index}"
+        self.query_one("#after", PhoneView).border_title = "after · final screen" if last else f"after · step {index + 1}"
+        self._load(index)
+
+    @work(thread=True, exclusive=True, group="replay-load")
+    def _load(self, index: int) -> None:
+        before = self.reader.screen(index)
+        after = self.reader.screen(index + 1) if index + 1 <= len(self.steps) else None
+        self.app.call_from_thread(self._show, index, before, after)
+
+    def _show(self, index: int, before: Any, after: Any) -> None:
+        if index != self.index:
+            return
+        self.query_one("#before", PhoneView).show(before, self.steps[index].action)
+        self.query_one("#after", PhoneView).show(after)
+
+    @on(OptionList.OptionHighlighted, "#step-list")
+    def _picked(self, event: OptionList.OptionHighlighted) -> None:
+        if event.option_index != self.index:
+            self.index = event.option_index
+
+    def action_move(self, delta: int) -> None:
+        if self.steps:
+            self.index = max(0, min(len(self.steps) - 1, self.index + delta))
+
+    def action_first(self) -> None:
+        self.index = 0
+
+    def action_last(self) -> None:
+        if self.steps:
+            self.index = len(self.steps) - 1
+
+    def action_goto(self) -> None:
+        from guilens.screens.modals import PromptScreen
+
+        n = len(self.steps)
+
+        def check(text: str) -> str | None:
+            if not text.isdigit() or not 0 <= int(text) < n:
+                return f"a step number from 0 to {n - 1}"
+            return None
+
+        def go(text: str | None) -> None:
+            if text is not None:
+                self.index = int(text)
+
+        self.app.push_screen(PromptScreen("Go to step", placeholder=f"0-{n - 1}", validate=check), go)
+
+    def action_zoom(self) -> None:
+        self.zoomed = not self.zoomed
+        self.set_class(self.zoomed, "-zoomed")
+        self.on_resize()
+
+    def action_judge(self) -> None:
+        from guilens.screens.judge_screen import JudgeScreen
+
+        def done(verdict: Any) -> None:
+            self.verdict = self.reader.verdict()
+            self.query_one(VerdictView).show(self.verdict)
+            ol = self.query_one("#step-list", OptionList)
+            ol.clear_options()
+            ol.add_options(self._options())
+            ol.highlighted = self.index
+            self.watch_index(self.index)
+
+        self.app.push_screen(JudgeScreen(self.path, settings=self.settings), done)
+
+    def action_back(self) -> None:
+        if len(self.app.screen_stack) > 2:
+            self.app.pop_screen()
+        else:
+            self.app.exit()
+

@@ -1,0 +1,182 @@
+"""The runs browser: every episode under a directory (a run, or a folder of runs), filterable.
+
+Columns: run, task, attempt, agent, status, steps, dollars, verdict. The filter
+matches words anywhere in a row (`shop failure` keeps failed shop episodes);
+`field:value` matches one column (`status:success`, `agent:human`). Enter
+opens the replay. Episodes are read on a thread (only `episode.json` and
+`verdict.json`), so a large folder opens at once and fills in.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Input, Static
+
+from guilens.screens.widgets.phone import Renderer
+from guilens.screens.widgets.render import STATUS_STYLE
+
+COLUMNS = ("run", "task", "attempt", "agent", "status", "steps", "$", "verdict")
+
+
+@dataclass
+class EpisodeRow:
+    path: Path
+    run: str
+    task: str
+    attempt: str
+    agent: str
+    status: str
+    steps: int
+    cost: float
+    verdict: str
+
+    def fields(self) -> dict[str, str]:
+        return {"run": self.run, "task": self.task, "attempt": self.attempt, "agent": self.agent,
+                "status": self.status, "steps": str(self.steps), "$": f"{self.cost:.4f}", "verdict": self.verdict}
+
+
+def read_rows(directory: Path) -> tuple[list[EpisodeRow], list[str]]:
+    """One row per attempt directory; unreadable ones are reported, not fatal."""
+    from guilens.episode import EpisodeError, EpisodeReader, find_episodes
+
+    rows, problems = [], []
+    for d in find_episodes(directory):
+        try:
+            r = EpisodeReader(d)
+        except EpisodeError as err:
+            problems.append(str(err))
+            continue
+        ep = r.episode
+        verdict = r.verdict() or {}
+        decision = verdict.get("decision", "")
+        if decision and verdict.get("decided_by"):
+            decision = f"{decision} ({verdict['decided_by']})"
+        task = f"{ep.scenario}:{ep.task}" if ep.scenario else ep.task
+        agent = ep.agent + (f" ({ep.model})" if ep.model else "")
+        run = ep.run_id or (d.parent.parent.name if d.parent.parent != directory.parent else "")
+        rows.append(EpisodeRow(d, run, task, f"{ep.attempt}/{ep.attempts}", agent, ep.status, ep.steps,
+                               ep.cost_usd, decision))
+    return rows, problems
+
+
+def matches(row: EpisodeRow, query: str) -> bool:
+    fields = row.fields()
+    hay = " ".join(fields.values()).casefold()
+    for word in query.casefold().split():
+        name, sep, value = word.partition(":")
+        if sep and name in fields:
+            if value not in fields[name].casefold():
+                return False
+        elif word not in hay:
+            return False
+    return True
+
+
+class RunsScreen(Screen[None]):
+    HELP_TITLE = "runs browser"
+    KEY_HELP = [
+        ("Runs", [("/", "filter: words match anywhere, field:value one column (status:failure)"),
+                  ("↑ ↓", "pick an episode"), ("Enter", "replay it"), ("R", "read the directory again"),
+                  ("q", "quit")]),
+        ("Everywhere", [("?", "this help"), ("ctrl+p", "command palette")]),
+    ]
+    BINDINGS = [
+        Binding("slash", "filter", "Filter", key_display="/"),
+        Binding("R", "reload", "Reload"),
+        Binding("q", "quit", "Quit"),
+        Binding("escape", "clear_filter", "Clear filter", show=False),
+    ]
+
+    def __init__(self, directory: Path | str, *, renderer: Renderer = "halfcell", settings: Any = None) -> None:
+        super().__init__()
+        self.directory = Path(directory)
+        self.renderer: Renderer = renderer
+        self.settings = settings
+        self.rows: list[EpisodeRow] = []
+        self.shown: list[EpisodeRow] = []
+
+    def compose(self) -> ComposeResult:
+        yield Input(placeholder="filter: words, or field:value (status:failure agent:human)", id="filter")
+        table: DataTable[Any] = DataTable(id="runs-table", cursor_type="row", zebra_stripes=True)
+        table.border_title = str(self.directory)
+        yield table
+        yield Static("reading…", id="runs-summary")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        for col in COLUMNS:
+            table.add_column(col, key=col)
+        table.focus()
+        self.load()
+
+    @work(thread=True, exclusive=True, group="runs-load")
+    def load(self) -> None:
+        rows, problems = read_rows(self.directory)
+        self.app.call_from_thread(self._loaded, rows, problems)
+
+    def _loaded(self, rows: list[EpisodeRow], problems: list[str]) -> None:
+        self.rows = rows
+        self._fill(self.query_one("#filter", Input).value)
+        for p in problems[:3]:
+            self.notify(p, title="Skipped an episode", severity="warning")
+
+    def _fill(self, query: str) -> None:
+        table = self.query_one(DataTable)
+        table.clear()
+        self.shown = [r for r in self.rows if matches(r, query)]
+        for r in self.shown:
+            f = r.fields()
+            style = STATUS_STYLE.get(r.status, "$text")
+            cells: list[Any] = [f[c] for c in COLUMNS]
+            cells[COLUMNS.index("status")] = Content.from_markup(f"[{style}]$s[/]", s=r.status)
+            table.add_row(*cells, key=str(r.path))
+        ok = sum(1 for r in self.shown if r.status == "success")
+        where = f" under {self.directory}" if self.rows else f": no episodes under {self.directory}"
+        summary = f"{len(self.shown)} of {len(self.rows)} episodes{where}"
+        if self.shown:
+            summary += f" · {ok} succeeded · ${sum(r.cost for r in self.shown):.4f}"
+        self.query_one("#runs-summary", Static).update(summary)
+
+    @on(Input.Changed, "#filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        self._fill(event.value)
+
+    @on(Input.Submitted, "#filter")
+    def _filter_done(self) -> None:
+        self.query_one(DataTable).focus()
+
+    @on(DataTable.RowSelected)
+    def _open(self, event: DataTable.RowSelected) -> None:
+        from guilens.episode import EpisodeError
+        from guilens.screens.replay_screen import ReplayScreen
+
+        path = Path(str(event.row_key.value))
+        try:
+            screen = ReplayScreen(path, renderer=self.renderer, settings=self.settings)
+        except EpisodeError as err:
+            self.notify(str(err), title="Cannot open", severity="error")
+            return
+        self.app.push_screen(screen, lambda _: self.load())
+
+    def action_filter(self) -> None:
+        self.query_one("#filter", Input).focus()
+
+    def action_clear_filter(self) -> None:
+        box = self.query_one("#filter", Input)
+        box.value = ""
+        self.query_one(DataTable).focus()
+
+    def action_reload(self) -> None:
+        self.load()
+
+    def action_quit(self) -> None:
+        self.app.exit()

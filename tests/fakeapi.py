@@ -1,0 +1,580 @@
+"""A loopback HTTP server that plays the Anthropic Messages API, for tests.
+
+It is a real HTTP server on 127.0.0.1 (random port, its own thread), so the real
+`anthropic` SDK drives it through its base URL: retries, timeouts, headers and
+JSON parsing are all exercised for real. Nothing leaves the machine.
+
+Scripting answers
+-----------------
+Replies come from a queue (`push`) first, then from a callable (`handler`),
+which gets the request body (a `Request`: a dict with helpers) and returns a reply.
+A reply is a message dict (build it with `text`, `tool_use` or `message`; a bare
+string is taken as `text(string)`), an
+`ApiError` (`error(429, ..., retry_after=0.01)`) or a `Hang` (`hang(5)`). With
+neither left, the server answers HTTP 400 "no scripted reply", which the client
+does not retry, and notes it in `api.problems`.
+
+    from tests import fakeapi
+    from tests.fakeapi import text, tool_use
+
+    fake_api = fakeapi.fake_api            # the pytest fixture (assigned, so ruff sees no F811)
+
+    def test_judge(fake_api):              # env is set: ANTHROPIC_API_KEY, GUILENS_API_BASE_URL, cache dir
+        fake_api.push(tool_use("verdict", {"decision": 1, "reason": "saved"}))
+        fake_api.handler = lambda req: text("Success" if "Save" in req.text() else "Uncertain")
+        ...                                # code under test calls LLMClient(...).create(...)
+        req = fake_api.requests[0]         # every request received, faults included
+        assert req["model"] == "claude-sonnet-4-6" and req.images()[0].size == (706, 1568)
+        assert req.cache_breakpoints() == ["system[0]"]
+        fake_api.assert_clean()            # no unscripted request, no handler crash
+
+Outside pytest: `with FakeAnthropic() as api:` and point the client at `api.url`.
+
+Faults
+------
+`FakeAnthropic(faults=Faults(rate=0.3, seed=1))` answers a seeded random 30% of
+requests with a fault instead of consulting the script: 429 with `retry-after`,
+500, 529 (overloaded), or a hang longer than the client timeout (`hang_s`).
+`api.fail_next("429", "hang", "500")` scripts faults for the next requests exactly.
+A faulted request does not use up a scripted reply.
+
+What the server checks
+----------------------
+Like the real API it answers 401 without a key (`x-api-key` or `Authorization: Bearer`), and 400 for a malformed body
+(no model, bad `max_tokens`, empty or non-alternating messages, unknown block
+types, undecodable images) and for the parameters the newest models refuse
+(`temperature` on Opus 4.7+ and 5.x; forced `tool_choice` on the 5.5 generation,
+Fable and Mythos).
+
+Usage
+-----
+A scripted message without `usage` gets one estimated from the request (text:
+4 characters a token; images: width x height / 750), with the prompt cache
+emulated: the prefix up to the last `cache_control` breakpoint is a cache write
+the first time the server sees it and a cache read afterwards.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import itertools
+import json
+import random
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+FAKE_KEY = "sk-ant-test-not-a-real-key"
+
+
+@dataclass
+class ApiError:
+    status: int
+    message: str
+    type: str = ""
+    retry_after: float | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+
+    def body(self) -> dict[str, Any]:
+        kinds = {
+            400: "invalid_request_error",
+            401: "authentication_error",
+            403: "permission_error",
+            404: "not_found_error",
+            413: "request_too_large",
+            429: "rate_limit_error",
+            500: "api_error",
+            529: "overloaded_error",
+        }
+        return {
+            "type": "error",
+            "error": {"type": self.type or kinds.get(self.status, "api_error"), "message": self.message},
+        }
+
+
+@dataclass
+class Hang:
+    seconds: float
+
+
+Reply = dict[str, Any] | str | ApiError | Hang
+
+
+# --- building replies ------------------------------------------------------------------------
+
+_ids = itertools.count(1)
+
+
+def usage(
+    input_tokens: int = 100, output_tokens: int = 20, cache_read: int = 0, cache_write: int = 0
+) -> dict[str, int]:
+    return {
+        "input_tokens": input_tokens,
+        "output_tokens": output_tokens,
+        "cache_read_input_tokens": cache_read,
+        "cache_creation_input_tokens": cache_write,
+    }
+
+
+def message(
+    *blocks: dict[str, Any], stop_reason: str | None = None, usage: dict[str, int] | None = None
+) -> dict[str, Any]:
+    """A Messages API response; `model`, `id` and (when omitted) `usage` are filled in by the server."""
+    if stop_reason is None:
+        stop_reason = "tool_use" if any(b.get("type") == "tool_use" for b in blocks) else "end_turn"
+    out: dict[str, Any] = {
+        "type": "message",
+        "role": "assistant",
+        "content": list(blocks),
+        "stop_reason": stop_reason,
+        "stop_sequence": None,
+    }
+    if usage is not None:
+        out["usage"] = usage
+    return out
+
+
+def text(s: str, *, stop_reason: str | None = None, usage: dict[str, int] | None = None) -> dict[str, Any]:
+    return message({"type": "text", "text": s}, stop_reason=stop_reason, usage=usage)
+
+
+def tool_use(
+    name: str,
+    input: dict[str, Any],
+    *,
+    preamble: str | None = None,
+    id: str | None = None,
+    usage: dict[str, int] | None = None,
+) -> dict[str, Any]:
+    """A reply calling tool `name` with `input`, optionally after some text."""
+    blocks: list[dict[str, Any]] = []
+    if preamble:
+        blocks.append({"type": "text", "text": preamble})
+    blocks.append(
+        {"type": "tool_use", "id": id or f"toolu_fake_{next(_ids):04d}", "name": name, "input": input}
+    )
+    return message(*blocks, usage=usage)
+
+
+def error(status: int, message: str = "", *, type: str = "", retry_after: float | None = None) -> ApiError:
+    return ApiError(status, message or f"fake error {status}", type, retry_after)
+
+
+def hang(seconds: float) -> Hang:
+    return Hang(seconds)
+
+
+# --- requests as received --------------------------------------------------------------------
+
+
+class Request(dict[str, Any]):
+    """A request body as received, plus what the server did with it and helpers to inspect it."""
+
+    index: int
+    headers: dict[str, str]
+    outcome: str
+    received_at: float
+
+    def _blocks(self) -> Iterator[tuple[str, dict[str, Any]]]:
+        system = self.get("system")
+        if isinstance(system, str):
+            yield "system", {"type": "text", "text": system}
+        elif isinstance(system, list):
+            for i, b in enumerate(system):
+                yield f"system[{i}]", b
+        for mi, msg in enumerate(self.get("messages") or []):
+            content = msg.get("content")
+            if isinstance(content, str):
+                yield f"messages[{mi}]", {"type": "text", "text": content}
+                continue
+            for bi, b in enumerate(content or []):
+                yield f"messages[{mi}].content[{bi}]", b
+                if b.get("type") == "tool_result" and isinstance(b.get("content"), list):
+                    for ci, c in enumerate(b["content"]):
+                        yield f"messages[{mi}].content[{bi}].content[{ci}]", c
+
+    def text(self) -> str:
+        """Every text the request carries: system, messages, tool results (not images)."""
+        parts: list[str] = []
+        for _, b in self._blocks():
+            if b.get("type") == "text":
+                parts.append(str(b.get("text", "")))
+            elif b.get("type") == "tool_result" and isinstance(b.get("content"), str):
+                parts.append(b["content"])
+        return "\n".join(parts)
+
+    def system_text(self) -> str:
+        return "\n".join(str(b.get("text", "")) for where, b in self._blocks() if where.startswith("system"))
+
+    def last_user_text(self) -> str:
+        msgs = self.get("messages") or []
+        if not msgs:
+            return ""
+        last = Request({"messages": [msgs[-1]]})
+        return last.text()
+
+    def images(self) -> list[Any]:
+        """The images sent, decoded (PIL images), in order."""
+        from PIL import Image
+
+        out = []
+        for _, b in self._blocks():
+            if b.get("type") == "image" and b.get("source", {}).get("type") == "base64":
+                out.append(Image.open(io.BytesIO(base64.b64decode(b["source"]["data"]))))
+        return out
+
+    def cache_breakpoints(self) -> list[str]:
+        """Where `cache_control` markers are: `tools[2]`, `system[0]`, `messages[1].content[0]`."""
+        found = [f"tools[{i}]" for i, t in enumerate(self.get("tools") or []) if "cache_control" in t]
+        found += [where for where, b in self._blocks() if "cache_control" in b]
+        return found
+
+    def tool_names(self) -> list[str]:
+        return [t.get("name", "") for t in self.get("tools") or []]
+
+
+# --- the server ------------------------------------------------------------------------------
+
+
+@dataclass
+class Faults:
+    """Fault injection: a seeded random fraction `rate` of requests fail with one of `kinds`."""
+
+    rate: float = 0.0
+    kinds: tuple[str, ...] = ("429", "500", "529", "hang")
+    retry_after: float = 0.01
+    """Seconds the 429 asks the client to wait (sent as `retry-after`)."""
+    hang_s: float = 3.0
+    """How long a hang lasts; make it longer than the client's timeout."""
+    seed: int = 0
+
+
+_NO_SAMPLING = (
+    "claude-opus-4-7",
+    "claude-opus-4-8",
+    "claude-opus-5",
+    "claude-sonnet-5",
+    "claude-haiku-5",
+    "claude-fable",
+    "claude-mythos",
+)
+_NO_FORCED_TOOL = (
+    "claude-opus-5-5",
+    "claude-sonnet-5-5",
+    "claude-haiku-5-5",
+    "claude-fable",
+    "claude-mythos",
+)
+_BLOCK_TYPES = {"text", "image", "tool_use", "tool_result", "thinking", "redacted_thinking", "document"}
+
+
+class FakeAnthropic:
+    def __init__(
+        self,
+        replies: list[Reply] | None = None,
+        *,
+        handler: Callable[[Request], Reply] | None = None,
+        faults: Faults | None = None,
+        strict: bool = True,
+    ) -> None:
+        self.queue: list[Reply] = list(replies or [])
+        self.handler = handler
+        self.faults = faults or Faults()
+        self.strict = strict
+        self.requests: list[Request] = []
+        self.problems: list[str] = []
+        """Unscripted requests and handler crashes: `assert_clean` fails on any."""
+        self._forced: list[str] = []
+        self._seen_prefixes: set[str] = set()
+        self._lock = threading.RLock()  # a handler may push replies
+        self._stop = threading.Event()
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def faults(self) -> Faults:
+        return self._faults
+
+    @faults.setter
+    def faults(self, faults: Faults) -> None:
+        """Setting a plan restarts its random sequence, so a test's faults do not depend on earlier requests."""
+        self._faults = faults
+        self._rng = random.Random(faults.seed)
+
+    # -- life cycle --
+    def start(self) -> FakeAnthropic:
+        fake = self
+
+        class _Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                fake._serve(self)
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+        self._server.daemon_threads = True
+        self._server.block_on_close = False
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, args=(0.02,), name="fakeapi", daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    def __enter__(self) -> FakeAnthropic:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def url(self) -> str:
+        assert self._server is not None, "start the server first"
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def env(self) -> dict[str, str]:
+        """Environment for a client (or a `guilens` subprocess) that should talk to this server."""
+        return {"ANTHROPIC_API_KEY": FAKE_KEY, "GUILENS_API_BASE_URL": self.url}
+
+    # -- scripting --
+    def push(self, *replies: Reply) -> None:
+        with self._lock:
+            self.queue.extend(replies)
+
+    def fail_next(self, *kinds: str) -> None:
+        """Fault the next requests, in order: "429", "500", "529", "hang" (ahead of the random ones)."""
+        with self._lock:
+            self._forced.extend(kinds)
+
+    @property
+    def served(self) -> list[Request]:
+        """Requests answered with a message (not faulted, not refused)."""
+        return [r for r in self.requests if r.outcome == "ok"]
+
+    def assert_clean(self) -> None:
+        assert not self.problems, "fake API problems:\n" + "\n".join(self.problems)
+
+    # -- serving --
+    def _serve(self, h: BaseHTTPRequestHandler) -> None:
+        length = int(h.headers.get("content-length") or 0)
+        raw = h.rfile.read(length) if length else b""
+        try:
+            body = json.loads(raw or b"{}")
+        except ValueError:
+            body = {}
+        req = Request(body if isinstance(body, dict) else {})
+        secret = ("x-api-key", "authorization")
+        has_key = bool(
+            h.headers.get("x-api-key") or (h.headers.get("authorization") or "").startswith("Bearer ")
+        )
+        req.headers = {k.lower(): ("<redacted>" if k.lower() in secret else v) for k, v in h.headers.items()}
+        req.received_at = time.time()
+        with self._lock:
+            req.index = len(self.requests)
+            self.requests.append(req)
+            reply = self._decide(req, h.path, has_key)
+            if isinstance(reply, str):
+                reply = text(reply)
+            elif not isinstance(reply, dict | ApiError | Hang):
+                self.problems.append(
+                    f"request #{req.index}: the script gave {type(reply).__name__}, not a reply"
+                )
+                reply = error(400, f"fake API: scripted reply is a {type(reply).__name__}")
+        if isinstance(reply, Hang):
+            req.outcome = "hang"
+            self._stop.wait(reply.seconds)
+            h.close_connection = True
+            return
+        if isinstance(reply, ApiError):
+            req.outcome = req.outcome if getattr(req, "outcome", "") else f"error:{reply.status}"
+            headers = dict(reply.headers)
+            if reply.retry_after is not None:
+                headers["retry-after"] = f"{reply.retry_after:g}"
+            self._send(h, reply.status, reply.body(), headers)
+            return
+        req.outcome = "ok"
+        self._send(h, 200, self._complete(req, reply), {})
+
+    def _decide(self, req: Request, path: str, has_key: bool) -> Reply:
+        if path.rstrip("/") != "/v1/messages":
+            return error(404, f"fake API serves POST /v1/messages only, not {path}")
+        if not has_key:
+            return error(401, "x-api-key or Authorization: Bearer header is required")
+        fault = self._forced.pop(0) if self._forced else None
+        if fault is None and self.faults.rate and self._rng.random() < self.faults.rate:
+            fault = self._rng.choice(self.faults.kinds)
+        if fault is not None:
+            req.outcome = fault
+            if fault == "hang":
+                return Hang(self.faults.hang_s)
+            if fault == "429":
+                return error(
+                    429,
+                    "Number of request tokens has exceeded your rate limit",
+                    retry_after=self.faults.retry_after,
+                )
+            if fault == "529":
+                return error(529, "Overloaded")
+            return error(int(fault), "Internal server error")
+        if self.strict:
+            problem = _invalid(req)
+            if problem:
+                return error(400, problem)
+        if self.queue:
+            return self.queue.pop(0)
+        if self.handler is not None:
+            try:
+                return self.handler(req)
+            except Exception as err:  # a test's handler crashed: say so in the response and the record
+                self.problems.append(f"request #{req.index}: handler raised {err!r}")
+                return error(400, f"fake API handler raised {err!r}")
+        self.problems.append(f"request #{req.index}: no scripted reply left")
+        return error(400, f"fake API: no scripted reply left for request #{req.index}")
+
+    def _send(
+        self, h: BaseHTTPRequestHandler, status: int, body: dict[str, Any], headers: dict[str, str]
+    ) -> None:
+        data = json.dumps(body).encode()
+        try:
+            h.send_response(status)
+            h.send_header("content-type", "application/json")
+            h.send_header("content-length", str(len(data)))
+            h.send_header("request-id", f"req_fake_{len(self.requests):04d}")
+            for k, v in headers.items():
+                h.send_header(k, v)
+            h.end_headers()
+            h.wfile.write(data)
+            h.wfile.flush()
+        except OSError:  # the client gave up (timeout) and closed the connection
+            h.close_connection = True
+
+    def _complete(self, req: Request, reply: dict[str, Any]) -> dict[str, Any]:
+        out = json.loads(json.dumps(reply))
+        out.setdefault("id", f"msg_fake_{next(_ids):06d}")
+        out.setdefault("type", "message")
+        out.setdefault("role", "assistant")
+        out.setdefault("model", req.get("model", "claude-fake"))
+        out.setdefault("stop_sequence", None)
+        out.setdefault("stop_reason", "end_turn")
+        if "usage" not in out:
+            with self._lock:
+                out["usage"] = self._estimate_usage(req, out)
+        return out
+
+    def _estimate_usage(self, req: Request, reply: dict[str, Any]) -> dict[str, int]:
+        parts: list[tuple[Any, bool]] = []  # (piece, is a breakpoint)
+        for t in req.get("tools") or []:
+            parts.append((t, "cache_control" in t))
+        system = req.get("system")
+        for b in [{"type": "text", "text": system}] if isinstance(system, str) else (system or []):
+            parts.append((b, "cache_control" in b))
+        for m in req.get("messages") or []:
+            content = m.get("content")
+            for b in [{"type": "text", "text": content}] if isinstance(content, str) else (content or []):
+                parts.append((b, "cache_control" in b))
+        last_bp = max((i for i, (_, bp) in enumerate(parts) if bp), default=-1)
+        prefix = sum(_tokens(p) for p, _ in parts[: last_bp + 1])
+        rest = sum(_tokens(p) for p, _ in parts[last_bp + 1 :])
+        read = write = 0
+        if last_bp >= 0:
+            key = json.dumps([req.get("model"), [p for p, _ in parts[: last_bp + 1]]], sort_keys=True)
+            if key in self._seen_prefixes:
+                read = prefix
+            else:
+                self._seen_prefixes.add(key)
+                write = prefix
+        else:
+            rest += prefix
+        out_tokens = max(1, len(json.dumps(reply.get("content", []))) // 4)
+        return usage(input_tokens=max(1, rest), output_tokens=out_tokens, cache_read=read, cache_write=write)
+
+
+def _tokens(block: Any) -> int:
+    if isinstance(block, dict) and block.get("type") == "image":
+        try:
+            from PIL import Image
+
+            img = Image.open(io.BytesIO(base64.b64decode(block["source"]["data"])))
+            return max(1, img.width * img.height // 750)
+        except Exception:
+            return 1
+    return max(1, len(json.dumps(block)) // 4)
+
+
+def _invalid(req: Request) -> str | None:
+    """What the real API would refuse in this body, or None."""
+    model = req.get("model")
+    if not isinstance(model, str) or not model:
+        return "model: Field required"
+    mt = req.get("max_tokens")
+    if not isinstance(mt, int) or mt < 1:
+        return "max_tokens: must be a positive integer"
+    msgs = req.get("messages")
+    if not isinstance(msgs, list) or not msgs:
+        return "messages: at least one message is required"
+    if msgs[0].get("role") != "user":
+        return 'messages: first message must use the "user" role'
+    for i, (a, b) in enumerate(itertools.pairwise(msgs)):
+        if a.get("role") == b.get("role"):
+            return f'messages: roles must alternate between "user" and "assistant" (messages.{i + 1})'
+    for where, b in req._blocks():
+        kind = b.get("type")
+        if kind not in _BLOCK_TYPES:
+            return f"{where}.type: unknown content block type {kind!r}"
+        if kind == "text" and not b.get("text"):
+            return f"{where}: text content blocks must be non-empty"
+        if kind == "image":
+            src = b.get("source") or {}
+            try:
+                from PIL import Image
+
+                img = Image.open(io.BytesIO(base64.b64decode(src.get("data", ""), validate=True)))
+                fmt = (img.format or "").lower()
+            except Exception:
+                return f"{where}.source: image data is not a valid base64 image"
+            if src.get("media_type") != f"image/{fmt}":
+                return f"{where}.source.media_type: {src.get('media_type')} does not match the data ({fmt})"
+            if max(img.size) > 8000:
+                return f"{where}: image dimensions exceed max allowed size: 8000 pixels"
+    for i, t in enumerate(req.get("tools") or []):
+        if not t.get("name") or "input_schema" not in t:
+            return f"tools.{i}: a custom tool needs name and input_schema"
+    if "temperature" in req and model.startswith(_NO_SAMPLING):
+        return "`temperature` is deprecated for this model."
+    choice = (req.get("tool_choice") or {}).get("type")
+    if choice in ("any", "tool") and model.startswith(_NO_FORCED_TOOL):
+        return f"tool_choice: forced tool use ({choice!r}) is not supported for this model"
+    if choice and not req.get("tools"):
+        return "tool_choice may only be specified while providing tools"
+    return None
+
+
+@pytest.fixture
+def fake_api(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> Iterator[FakeAnthropic]:
+    """A started server, with the environment pointing guilens at it (key, base URL, a fresh cache dir)."""
+    api = FakeAnthropic().start()
+    for name, value in api.env().items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
+    monkeypatch.setenv("GUILENS_CACHE_DIR", str(tmp_path / "llm-cache"))
+    monkeypatch.setenv("GUILENS_CONFIG_FILE", str(tmp_path / "no-config.toml"))
+    try:
+        yield api
+    finally:
+        api.close()
