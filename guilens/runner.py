@@ -18,10 +18,11 @@ and `on_task_finished(task, status)`). The pieces live in `guilens/run/`:
 from __future__ import annotations
 
 from guilens.control import Cancelled, ObserverList, QuestionChannel, RunControl, RunObserver
-from guilens.run.attempt import AttemptOutcome, AttemptRunner, AttemptSpec
+from guilens.run.attempt import AttemptRunner
 from guilens.run.engine import Runner, RunResult, TaskResult
 from guilens.run.plan import PlanError, RunPlan, plan_run
 from guilens.run.resolve import parse_person_action, resolve_action
+from guilens.run.types import AttemptOutcome, AttemptSpec
 
 __all__ = [
     "AttemptOutcome",

@@ -206,6 +206,8 @@ class Events:
 
     def __init__(self) -> None:
         self.calls: list[tuple[str, tuple[Any, ...]]] = []
+        self.threads: dict[str, set[str]] = {}
+        """Per method, the names of the threads it was called on."""
         self._lock = threading.Lock()
         self.step_event = threading.Event()
 
@@ -216,6 +218,7 @@ class Events:
         def record(*args: Any) -> None:
             with self._lock:
                 self.calls.append((name, args))
+                self.threads.setdefault(name, set()).add(threading.current_thread().name)
             if name == "on_step":
                 self.step_event.set()
 
@@ -231,18 +234,42 @@ class Events:
 
 
 def run(target: str | Path, out: Path, *, observers: list[Any] | None = None, control: Any = None,
-        channel: Any = None, **kw: Any) -> Any:
-    """Plan and run on the sim with default settings; return the `RunResult`."""
-    from guilens.config import Settings
+        channel: Any = None, screen: tuple[int, int] | None = None, **kw: Any) -> Any:
+    """Plan and run on the sim; return the `RunResult`.
+
+    Settings come from the environment when a test set it up (the fake API fixture
+    points GUILENS_CONFIG_FILE and the base URL at its own), else the defaults, so
+    a developer's own config file never leaks into a test.
+    """
+    import os
+
+    from guilens.config import Settings, load_settings
     from guilens.run.engine import Runner
     from guilens.run.plan import plan_run
 
     kw.setdefault("devices", ["sim"])
-    plan = plan_run(str(target), out=out, settings=Settings(), **kw)
+    settings = load_settings() if "GUILENS_CONFIG_FILE" in os.environ else Settings()
+    if screen is not None:  # a smaller phone: the same apps and checks, a quarter of the pixels to draw and save
+        settings = settings.model_copy(update={"screen_width": screen[0], "screen_height": screen[1]})
+    plan = plan_run(str(target), out=out, settings=settings, **kw)
     return Runner(plan, observers=observers, control=control, channel=channel).run()
+
+
+SMALL = (540, 1200)
 
 
 def read_steps(attempt_dir: Path) -> list[dict[str, Any]]:
     import json
 
     return [json.loads(line) for line in (attempt_dir / "steps.jsonl").read_text().splitlines() if line.strip()]
+
+
+class QuickRetryClaude:
+    """The built-in claude agent with test-sized retry waits (the fake API's faults are instant)."""
+
+    def __new__(cls, settings: Any = None, *, model: str | None = None) -> Any:
+        from guilens.agents.claude import ClaudeAgent
+
+        agent = ClaudeAgent(settings, model=model)
+        agent.client.retry_base_delay, agent.client.retry_max_delay = 0.01, 0.05
+        return agent

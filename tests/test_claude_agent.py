@@ -367,3 +367,25 @@ def test_thinking_blocks_go_back_unchanged_when_asking_for_a_fix(fake_api):
     sent_back = fake_api.requests[1]["messages"][1]["content"]
     assert sent_back[0] == thinking and sent_back[1]["id"] == "toolu_1"
     fake_api.assert_clean()
+
+
+def test_a_take_over_is_told_to_the_model(fake_api):
+    fake_api.push(
+        act({"type": "tap", "element": 0}), act({"type": "key", "key": "back"}, result="a person acted")
+    )
+    agent = make_agent()
+    start(agent)
+    agent.step(step_input(0))
+    history = [
+        {"index": 0, "by": "agent", "description": "Tap Save", "result": "pressed Save"},
+        {"index": 1, "by": "human", "description": "back", "result": "went back"},
+        {"index": 2, "by": "human", "description": "tap 540 1200", "result": "opened Notes"},
+    ]
+    agent.step(step_input(3, last_result="opened Notes", history=history))
+    body = fake_api.requests[1].last_user_text()
+    assert "tap #0: doing it" in body
+    assert (
+        "Then a person took over the phone and did, in order:\n- back (went back)\n- tap 540 1200 (opened Notes)"
+        in body
+    )
+    assert "The device reported" not in body

@@ -131,3 +131,67 @@ def test_agent_completes_a_calculator_task(fake_api, faults):
     assert steps[0].usage.cache_write_tokens > 0
     assert all(s.usage.cache_read_tokens > 0 for s in steps[1:])
     fake_api.assert_clean()
+
+
+SCENARIO = """
+id: calc
+title: Calculator check
+device: sim
+setup:
+  clock: 2026-11-21T09:00:00
+tasks:
+  - id: add
+    apps: [calculator]
+    difficulty: 1
+    golden_steps: 8
+    instruction:
+      L0: Use Calculator to add 12 and 30, then tell me the result.
+    milestones:
+      - id: added
+        text: "The Calculator worked out 12+30 = 42"
+        check: {state: calculator.history, field: result, op: equals, value: "42"}
+    answer: {numbers: [42]}
+"""
+LESSON = "Answer with exactly the number the display shows after pressing =."
+
+
+def test_pass_at_2_through_the_runner_learns_from_the_failed_attempt(fake_api, tmp_path):
+    """Attempt 1 misreads the display and answers 41; the reflection call writes a lesson; attempt 2,
+    told the lesson, answers 42. Everything goes through the real runner, recorder and sim."""
+    from guilens.runner import Runner, plan_run
+
+    def model(req: Request) -> dict[str, Any]:
+        if req.tool_names() == ["record_lessons"]:
+            return tool_use("record_lessons", {"lessons": [LESSON]})
+        reply = calculator_model(req)
+        action = reply["content"][-1]["input"]["action"]
+        if action["type"] == "answer" and LESSON not in req.system_text():
+            action["text"] = "41"
+        return reply
+
+    fake_api.handler = model
+    path = tmp_path / "calc.yaml"
+    path.write_text(SCENARIO)
+    plan = plan_run(
+        str(path),
+        agent="claude",
+        devices=["sim"],
+        user="oracle",
+        attempts=2,
+        out=tmp_path / "runs",
+        model="claude-sonnet-4-6",
+    )
+    result = Runner(plan).run()
+
+    first, second = result.tasks["add"].attempts
+    assert (first.status, first.final_answer) == ("failure", "41")
+    assert (second.status, second.final_answer) == ("success", "42")
+    assert first.model == "claude-sonnet-4-6" and first.cost_usd > 0 and second.cost_usd > 0
+    assert second.lessons == [LESSON]
+    lessons_calls = [r for r in fake_api.served if r.tool_names() == ["record_lessons"]]
+    assert len(lessons_calls) == 1 and "Final answer given: 41" in lessons_calls[0].text()
+    second_attempt = [r for r in fake_api.served if LESSON in r.system_text()]
+    assert len(second_attempt) == 8 and "Attempt 2 of 2" in second_attempt[0].system_text()
+    steps = [s for s in (result.run_dir / "add" / "attempt-2" / "steps.jsonl").read_text().splitlines() if s]
+    assert len(steps) == 8
+    fake_api.assert_clean()

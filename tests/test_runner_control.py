@@ -53,7 +53,7 @@ def test_pause_single_step_and_resume(files, tmp_path):
     runner, ev, thread, box = _start(f"{files[0]}:budget", tmp_path, control)
     _wait(lambda: "on_state" in ev.names())
     time.sleep(0.4)
-    assert ev.of("on_step") == [] and ("paused",) == ev.of("on_state")[0][1:]
+    assert ev.of("on_step") == [] and ev.of("on_state")[0][1:] == ("paused",)
     control.step_once()
     _wait(lambda: len(ev.of("on_step")) == 1)
     time.sleep(0.6)  # held again after exactly one step
@@ -191,3 +191,49 @@ def test_sigkill_leaves_a_readable_episode(files, tmp_path):
         assert step.index == i and reader.screen(i) is not None
     run_json = json.loads((attempt.parent.parent / "run.json").read_text())
     assert run_json["status"] == "running"
+
+
+class FlakyPhone:
+    """A real sim whose link drops once, on the second action (as an unplugged cable would)."""
+
+    def __init__(self) -> None:
+        from guilens.device.sim import SimDevice
+
+        self._sim = SimDevice()
+        self.name = "sim"
+        self.acts = 0
+
+    def __getattr__(self, name):
+        return getattr(self._sim, name)
+
+    def act(self, action):
+        from guilens.device.base import DeviceDisconnected
+
+        self.acts += 1
+        if self.acts == 2:
+            raise DeviceDisconnected("adb:FAKE went away", fix="plug it back in")
+        return self._sim.act(action)
+
+
+def test_disconnect_fails_the_attempt_headless(files, tmp_path):
+    plan = plan_run(f"{files[0]}:budget", devices=[FlakyPhone()], out=tmp_path / "runs", settings=Settings())
+    result = Runner(plan).run()
+    ep = result.tasks["budget"].attempts[0]
+    assert ep.status == "error" and ep.error == "device: adb:FAKE went away (plug it back in)"
+    assert ep.steps == 1
+
+
+def test_disconnect_pauses_until_resumed_in_the_tui(files, tmp_path):
+    control = RunControl()
+    ev = Events()
+    plan = plan_run(f"{files[0]}:budget", devices=[FlakyPhone()], out=tmp_path / "runs", settings=Settings())
+    runner = Runner(plan, observers=[ev], control=control, pause_on_disconnect=True)
+    box: dict[str, object] = {}
+    thread = threading.Thread(target=lambda: box.setdefault("r", runner.run()), daemon=True)
+    thread.start()
+    _wait(lambda: ("disconnected",) in [a[1:] for a in ev.of("on_state")])
+    assert control.paused and thread.is_alive()
+    control.resume()  # the person plugged it back in
+    thread.join(20)
+    ep = box["r"].tasks["budget"].attempts[0]
+    assert ep.status == "success" and ep.steps == 3 and ep.error is None

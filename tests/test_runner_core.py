@@ -110,3 +110,20 @@ def test_answer_that_misses_the_expectation_fails(files, tmp_path):
     ep = result.tasks["budget"].attempts[0]
     assert ep.status == "failure" and ep.final_answer == "41 dollars"
     assert "no number within" in ep.outcome_reason and ep.decided_by == "rules"
+
+
+def test_batch_spreads_tasks_over_devices(files, tmp_path):
+    ev = Events()
+    result = run(files[0], tmp_path / "runs", devices=["sim", "sim"], observers=[ev])
+    assert {t: r.status for t, r in result.tasks.items()} == {"grocery": "success", "budget": "success"}
+    assert {a[0].task for a in ev.of("on_attempt_started")} == {"grocery", "budget"}
+    assert ev.threads["on_attempt_started"] == {"run-1-sim", "run-2-sim"}  # one task per device, at once
+    meta = json.loads((result.run_dir / "run.json").read_text())
+    assert meta["devices"] == ["sim", "sim"] and set(meta["results"]) == {"grocery", "budget"}
+
+
+def test_sequence_needs_one_device(files, tmp_path):
+    from guilens.run.plan import PlanError
+
+    with pytest.raises(PlanError, match="is a sequence .* give one --device"):
+        run(files[1], tmp_path / "runs", devices=["sim", "sim"])

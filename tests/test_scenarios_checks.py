@@ -103,7 +103,7 @@ def test_state(data: dict, want: bool) -> None:
 def test_state_check_reason_says_what_was_found() -> None:
     r = evaluate(check({"state": "expense.entries", "field": "amount", "op": "lte", "value": 12}), CTX)
     assert r.ok is False
-    assert "expense.entries.amount is 12.5; want any lte '12'" == r.reason
+    assert r.reason == "expense.entries.amount is 12.5; want any lte '12'"
 
 
 def test_undecidable_checks_say_none_and_combinators_respect_it() -> None:

@@ -299,7 +299,7 @@ def test_sim_scenarios_are_checked_against_the_phone() -> None:
     d["tasks"][0]["milestones"][2]["check"]["state"] = "joplin.notes"
     d["tasks"][1]["reference"][0] = {"open": "bing"}
     ps = problems_for(d)
-    assert any("setup: sim setup: apps.notes.colour" in p for p in ps), ps
+    assert any("setup.apps.notes.colour: sim setup: extra inputs are not permitted" in p for p in ps), ps
     assert any("task 'shoes': apps[1]: the simulated phone has no app 'joplin' (apps: " in p for p in ps), ps
     assert any("state path 'joplin.notes' starts with 'joplin', neither a sim app" in p for p in ps), ps
     assert any("task 'bags': reference[0].open: the simulated phone has no app 'bing'" in p for p in ps), ps
@@ -370,3 +370,31 @@ def test_scenario_model_is_frozen() -> None:
     with pytest.raises(Exception):  # noqa: B017 - pydantic's frozen error type is internal
         s.tasks[0].id = "x"  # type: ignore[misc]
     assert isinstance(s, Scenario)
+
+
+def test_sim_setup_problems_point_at_their_line() -> None:
+    pytest.importorskip("guilens.device.sim.setup")
+    text = """\
+id: x
+setup:
+  apps:
+    notes:
+      notes:
+        - {title: A}
+        - {body: no title}
+tasks:
+  - id: t
+    apps: [notes]
+    instruction: {L0: x}
+    difficulty: 1
+    golden_steps: 1
+    setup:
+      apps: {shop: {cart: [{product_id: nope}]}}
+    success:
+      check: {state: bing.x, op: exists}
+"""
+    ps = problems_of(text)
+    assert "f.yaml:7:11: setup.apps.notes.notes[1]: sim setup: title: field required" in ps
+    assert any(p.startswith("f.yaml:15:14: task 't': setup.apps.shop: sim setup: cart item 'nope'") for p in ps), ps
+    assert any("success.check: state path 'bing.x' starts with 'bing'" in p for p in ps), ps
+    assert len(ps) == 3, ps

@@ -14,6 +14,7 @@ import pytest
 from guilens.scenarios.errors import ScenarioError
 from guilens.scenarios.loader import load_scenario
 from guilens.scenarios.memgui import import_memgui, milestone_texts, split_camel
+from guilens.scenarios.model import Scenario
 
 CSV = Path(__file__).resolve().parents[2] / "shared" / "data" / "memgui-tasks-all.csv"
 if not CSV.exists():
@@ -21,11 +22,11 @@ if not CSV.exists():
 
 
 @pytest.fixture(scope="module")
-def memgui():  # noqa: ANN201
+def memgui() -> Scenario:
     return import_memgui(CSV)
 
 
-def test_all_128_tasks_import_with_the_benchmark_counts(memgui) -> None:  # noqa: ANN001
+def test_all_128_tasks_import_with_the_benchmark_counts(memgui: Scenario) -> None:
     tasks = memgui.tasks
     assert len(tasks) == 128
     assert memgui.device == "any" and memgui.kind == "tasks"
@@ -39,7 +40,7 @@ def test_all_128_tasks_import_with_the_benchmark_counts(memgui) -> None:  # noqa
     assert sum(t.forbid_copy for t in tasks) == 6
 
 
-def test_a_task_in_detail(memgui) -> None:  # noqa: ANN001
+def test_a_task_in_detail(memgui: Scenario) -> None:
     t = memgui.task("056-SearchAndCalculate")
     assert t.apps == ["bing", "Calculator"]
     assert t.memory == "cross-app"
@@ -60,7 +61,7 @@ def test_a_task_in_detail(memgui) -> None:  # noqa: ANN001
     assert t.meta["source"] == "MemGUI-Bench" and t.meta["output_type"] == "Direct Command Output"
 
 
-def test_budget_is_floor_1_4_golden_plus_1(memgui) -> None:  # noqa: ANN001
+def test_budget_is_floor_1_4_golden_plus_1(memgui: Scenario) -> None:
     for t in memgui.tasks:
         assert t.budget == int(t.golden_steps * 1.4 + 1)
 

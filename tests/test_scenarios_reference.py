@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -78,7 +79,7 @@ def mini() -> Scenario:
     return load_text(MINI, "mini.yaml")
 
 
-def sim(s: Scenario, tid: str):  # noqa: ANN201
+def sim(s: Scenario, tid: str) -> Any:
     return sim_device.SimDevice(setup=s.setup_for(s.task(tid)))
 
 
@@ -195,8 +196,18 @@ def test_verify_proves_solvable_and_checks_right(mini: Scenario) -> None:
     for v in verdicts:
         assert v.ok, [(f.name, f.detail) for f in v.findings if not f.ok]
     names = [f.name for f in verdicts[0].findings]
-    assert names == ["doing nothing fails", "mirror bags fails", "reference at L1", "asks at L1",
-                     "reference at L2", "asks at L2", "reference at L0", "golden steps"]
+    assert names == ["doing nothing fails", "mirror bags fails", "reference at L1", "asks at L1", "L1 resolvable",
+                     "reference at L2", "asks at L2", "L2 resolvable", "reference at L0", "golden steps"]
+
+
+def test_verify_catches_a_level_that_hides_a_slot_nobody_asks_for(mini: Scenario) -> None:
+    data = yaml.safe_load(MINI)
+    # the ask now only happens at L2, but L1 does not name the brand either
+    data["tasks"][0]["reference"][4]["ask"]["levels"] = ["L2"]
+    s = load_text(yaml.safe_dump(data))
+    bad = {f.name: f.detail for f in verify_scenario(s, "shoes")[0].findings if not f.ok}
+    assert list(bad) == ["L1 resolvable"]
+    assert "uses brand at L1, but the instruction does not give it" in bad["L1 resolvable"]
 
 
 def test_verify_catches_checks_that_are_too_loose(mini: Scenario) -> None:

@@ -236,7 +236,7 @@ def test_calendar_day_agenda_create_edit() -> None:
         {"title": "Flight", "start": "2026-11-22T09:30:00", "end": "2026-11-22T12:30:00"}]}}}
     d = Driver(setup=setup)
     d.open("calendar")
-    assert d.node("id:date_label").text == "Saturday, November 21 · Today"
+    assert d.node("id:day_title").text == "Saturday, November 21 · Today"
     assert d.texts("event_title") == ["Team sync"]
     d.tap("Next day")
     assert d.texts("event_title") == ["Flight"]
@@ -251,7 +251,7 @@ def test_calendar_day_agenda_create_edit() -> None:
     assert d.tap("Save") == "created event 'Morning Meeting' on Nov 22 at 14:00"
     ev = d.app("calendar")["events"][-1]
     assert ev["start"] == "2026-11-22T14:00:00" and ev["attendees"] == ["Alice", "Bob"]
-    assert d.node("id:date_label").text.startswith("Sunday, November 22")
+    assert d.node("id:day_title").text.startswith("Sunday, November 22")
     d.tap("Agenda")
     assert d.texts("event_title") == ["Team sync", "Flight", "Morning Meeting"]
     d.tap("Team sync")

@@ -197,6 +197,8 @@ def test_ad_at_open_blocks_until_closed() -> None:
     assert x2 - x1 < 100 and y2 - y1 < 100 and x1 > 800  # small, top right
     assert not d.has("Search products")  # the tree shows the ad's window only
     assert d.key("back") == "the ad does not close with back"
+    assert d.type("shoes") == "no text field is focused"  # the ad has the input, not the page under it
+    assert d.swipe_up() == "nothing to scroll here"
     d.dev.act(Tap(x=540, y=2300))
     assert d.state()["dialog"] == "ad"
     assert d.tap("Close ad") == "closed the ad"

@@ -169,14 +169,17 @@ class ClaudeAgent:
             for q, a in self.qa:
                 lines += [f"Q: {q}", f"A: {a}"]
         lines += ["", "## Your previous action"]
+        human = _human_steps(inp.history)
         if self._last is None:
-            lines.append(
-                "None: this is the first step." if inp.index == 0 else "Unknown (someone else acted)."
-            )
+            lines.append("None: this is the first step." if inp.index == 0 and not human else "None.")
         else:
             lines.append(self._last)
-            if inp.last_result:
+            if inp.last_result and not human:
                 lines.append(f"The device reported: {inp.last_result}")
+        if human:
+            lines.append("Then a person took over the phone and did, in order:")
+            lines += [f"- {h}" for h in human]
+            lines.append("Carry on from the screen as it is now.")
         if inp.last_error:
             lines.append(
                 f"REJECTED, not performed: {inp.last_error}. Choose a valid action; do not repeat this one."
@@ -323,3 +326,15 @@ def _to_device(action: Action, scale: tuple[float, float], size: tuple[int, int]
     if x is not None and y is not None:
         return action.model_copy(update={"x": px(x, sx, w), "y": px(y, sy, h)})
     return action
+
+
+def _human_steps(history: list[dict[str, Any]]) -> list[str]:
+    """The steps a person took since the agent last acted (a take-over), as lines for the model."""
+    out: list[str] = []
+    for entry in reversed(history):
+        if entry.get("by") != "human":
+            break
+        what = entry.get("description") or entry.get("action") or "an action"
+        result = entry.get("result") or entry.get("error")
+        out.append(f"{what} ({result})" if result else str(what))
+    return out[::-1]

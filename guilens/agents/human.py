@@ -54,6 +54,8 @@ class HumanAgent:
 
     name = "human"
     model: str | None = None
+    is_human = True
+    """The runner records this agent's steps as `by: human`."""
 
     def __init__(
         self,

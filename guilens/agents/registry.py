@@ -52,8 +52,10 @@ def resolve_agent_class(spec: str) -> type[Any] | Any:
     obj: Any = module
     for part in attr.split("."):
         if not hasattr(obj, part):
-            names = sorted(n for n in dir(module) if not n.startswith("_") and inspect.isclass(getattr(module, n)))
-            hint = f" (classes there: {', '.join(names)})" if names else ""
+            own = [c for n in dir(module) if not n.startswith("_")
+                   and inspect.isclass(c := getattr(module, n)) and c.__module__ == module.__name__]
+            agents = [c.__name__ for c in own if callable(getattr(c, "step", None)) and callable(getattr(c, "reset", None))]
+            hint = f" (agents there: {', '.join(sorted(agents))})" if agents else ""
             raise AgentSpecError(f"--agent {spec!r}: module {module_name!r} has no {attr!r}{hint}")
         obj = getattr(obj, part)
     if not callable(obj):

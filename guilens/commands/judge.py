@@ -50,6 +50,8 @@ def register(app: typer.Typer) -> None:
             cost = "cached" if v.reused else f"${v.usage.cost_usd:.4f}"
             progress = f" milestones {sum(1 for m in v.milestones if m.reached)}/{len(v.milestones)}" if v.milestones else ""
             typer.echo(f"{rel}  " + typer.style(f"{v.decision:9}", fg=colour) + f" {by:14} {cost}{progress}")
+            for w in v.warnings:
+                typer.secho(f"    warning: {w}", fg="yellow")
             if v.decision == "undecided" or any(s.status == "error" for s in v.stages):
                 for s in v.stages:
                     if s.status in ("error", "undecided") or (s.status == "skipped" and v.decision == "undecided"

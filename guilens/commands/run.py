@@ -8,7 +8,6 @@ exit status is 0 when the run completed, whatever its episodes' outcomes.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,13 +22,28 @@ def _fail(message: str, code: int = 2) -> None:
     raise typer.Exit(code)
 
 
-def _plan(target: str, **kw: Any) -> RunPlan:
+def _command(name: str, target: str | None, kw: dict[str, Any]) -> str:
+    """The command as it would be typed to run this again (recorded in run.json)."""
+    import shlex
+
+    flags = {"devices": "--device", "all_attempts": "--all-attempts", "max_steps": "--max-steps"}
+    parts = ["guilens", name] + ([target] if target else [])
+    for key, value in kw.items():
+        if value is None or value is False:
+            continue
+        flag = flags.get(key, f"--{key.replace('_', '-')}")
+        for v in value if isinstance(value, list) else [value]:
+            parts += [flag] if v is True else [flag, str(v)]
+    return " ".join(shlex.quote(p) for p in parts)
+
+
+def _plan(target: str, *, command: str, **kw: Any) -> RunPlan:
     from guilens.cli import UserError
     from guilens.config import ConfigError
     from guilens.run.plan import plan_run
 
     try:
-        return plan_run(target, command=" ".join(["guilens", *sys.argv[1:]]), **kw)
+        return plan_run(target, command=command, **kw)
     except (UserError, ConfigError) as err:
         _fail(str(err))
         raise  # unreachable
@@ -93,8 +107,9 @@ def register(app: typer.Typer) -> None:
         thoughts: bool = typer.Option(False, "--thoughts", help="Headless: print the agent's thought under each step."),
     ) -> None:
         """Run an agent on a scenario or task and record the episodes."""
-        plan = _plan(target, agent=agent, devices=device or None, user=user, level=level, attempts=attempts,
-                     all_attempts=all_attempts, max_steps=max_steps, out=out, model=model, seed=seed)
+        kw: dict[str, Any] = dict(agent=agent, devices=device or None, user=user, level=level, attempts=attempts,
+                                  all_attempts=all_attempts, max_steps=max_steps, out=out, model=model, seed=seed)
+        plan = _plan(target, command=_command("run", target, {**kw, "headless": headless}), **kw)
         raise typer.Exit(execute(plan, headless=headless, thoughts=thoughts))
 
     @app.command()
@@ -108,7 +123,8 @@ def register(app: typer.Typer) -> None:
         if level is None:
             levels = scenario.levels
             level = levels[-1] if levels else "L0"
-        plan = _plan(scenario.id, agent="oracle", devices=["sim"], user="oracle", level=level, out=out)
+        plan = _plan(scenario.id, command=_command("demo", None, {"level": level, "out": out, "headless": headless}),
+                     agent="oracle", devices=["sim"], user="oracle", level=level, out=out)
         raise typer.Exit(execute(plan, headless=headless))
 
 

@@ -98,6 +98,9 @@ def _show_task(s: Scenario, t: Task) -> None:
     typer.secho("\ninstruction", bold=True)
     for lv in t.levels:
         typer.echo(f"  {lv}: {t.instruction.at(lv)}")
+    filled = t.instruction_at("L0", {**s.expected_values(t), **t.user.values})
+    if filled != t.instruction.L0:
+        typer.echo(f"  L0, filled: {filled}")
     typer.secho("\nmilestones", bold=True)
     n = 0
     for item in t.milestones:
@@ -108,7 +111,8 @@ def _show_task(s: Scenario, t: Task) -> None:
         for m in group:
             n += 1
             pad = "    " if members is not None else "  "
-            typer.echo(f"{pad}{n}. [{m.id}] {m.text}  ({m.kind})")
+            at = f", step {m.golden_step}" if m.golden_step else ""
+            typer.echo(f"{pad}{n}. [{m.id}] {m.text}  ({m.kind}{at})")
             if m.check is not None:
                 typer.echo(f"{pad}   check: {check_to_data(m.check)}")
             if m.depends_on:
@@ -131,11 +135,26 @@ def _show_task(s: Scenario, t: Task) -> None:
             typer.echo(f"  knows: {f}")
     if t.reference:
         typer.secho(f"\nreference ({t.reference_steps} steps at L0)", bold=True)
-        from guilens.scenarios.spec_reference import step_to_data
+        from guilens.scenarios.spec_reference import step_runs_at, step_to_data
 
-        for i, st in enumerate(t.reference, 1):
-            data = step_to_data(st)
-            typer.echo(f"  {i:>2}. {data if isinstance(data, str) else data}")
+        n = 0
+        for st in t.reference:
+            counted = step_runs_at(st, "L0")
+            n += counted
+            typer.echo(f"  {str(n) + '.' if counted else '':>4} {_step_text(step_to_data(st))}")
+
+
+def _step_text(data: object) -> str:
+    """`tap: id='save'` for `{tap: {id: save}}`; bare words as they are."""
+    if not isinstance(data, dict):
+        return str(data)
+    parts = []
+    for k, v in data.items():
+        if isinstance(v, dict):
+            parts.append(f"{k}: " + ", ".join(f"{a}={b!r}" for a, b in v.items()))
+        else:
+            parts.append(f"{k}: {v}")
+    return "; ".join(parts)
 
 
 @scenarios_app.command("show")
@@ -176,6 +195,8 @@ def verify_cmd(
 
     if spec:
         s, t = _load(spec)
+        if s.device != "sim":
+            _fail([f"{s.id}: a scenario for real devices has no rule checks to verify (its tasks are judged by the LLM)"], 2)
         jobs = [(s, t.id if t else None)]
     else:
         jobs = [(s, None) for s in load_builtin() if s.device == "sim"]

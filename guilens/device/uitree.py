@@ -241,9 +241,11 @@ def find_nodes(root: UINode, selector: str) -> list[UINode]:
 
 def clickable_ancestor(node: UINode) -> UINode:
     """The node a tap on `node` lands on: itself if actionable, else its nearest actionable ancestor."""
+    # A scroll container is actionable (it swipes) but is not what a tap on a label inside it
+    # means: its centre may be another row's button. Only tap targets count here.
     cur: UINode | None = node
     while cur is not None:
-        if cur.actionable:
+        if cur.enabled and cur.area > 0 and (cur.clickable or cur.long_clickable or cur.editable or cur.checkable):
             return cur
         cur = cur.parent
     return node

@@ -148,8 +148,10 @@ def need_int(data: dict[str, Any], key: str, allowed: tuple[int, ...] | None = N
         raise Malformed(f"'{key}' must be a whole number, not {v!r}")
     if allowed is not None and v not in allowed:
         raise Malformed(f"'{key}' must be one of {', '.join(map(str, allowed))}, not {v}")
-    if lo is not None and v < lo or hi is not None and v > hi:
-        raise Malformed(f"'{key}' must be between {lo} and {hi}, not {v}")
+    if lo is not None and v < lo:
+        raise Malformed(f"'{key}' must be at least {lo}" + (f" and at most {hi}" if hi is not None else "") + f", not {v}")
+    if hi is not None and v > hi:
+        raise Malformed(f"'{key}' must be at most {hi}" + (f" and at least {lo}" if lo is not None else "") + f", not {v}")
     return v
 
 

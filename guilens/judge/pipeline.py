@@ -52,7 +52,7 @@ log = logging.getLogger(__name__)
 DEFAULT_STAGES: tuple[str, ...] = ("rules", "milestones", "scrutiny", "irr")
 AUTHORITY: tuple[str, ...] = ("rules", "visual", "semantic", "triage", "milestones")
 """Which decided stage wins the final decision."""
-JUDGE_LOGIC_VERSION = 1
+JUDGE_LOGIC_VERSION = 2
 """Bump when a stage's logic changes what it decides: old verdicts are then judged again."""
 LLM_STAGES = frozenset({"milestones", "triage", "describe", "semantic", "visual", "irr"})
 
@@ -390,7 +390,26 @@ def _run(ev: Evidence, config: JudgeConfig, clients: _Clients, on_stage: StageCa
     return Verdict(task=ep.task, scenario=ep.scenario, attempt=ep.attempt, run_id=ep.run_id,
                    decision=decision, decided_by=decided_by, reason=reason,  # type: ignore[arg-type]
                    milestones=ordered, progress=progress, irr=irr_value, stages=stages, model=config.model,
-                   stages_requested=config.requested)
+                   stages_requested=config.requested, warnings=task_warnings(ev), task_source=ev.task_origin)
+
+
+def task_warnings(ev: Evidence) -> list[str]:
+    """Signs that the task definition found is not the one the episode ran (the scenario was
+    edited since, and the run directory holds no copy of it)."""
+    if ev.task is None:
+        return [f"the task definition was not found: {ev.task_origin}"]
+    ep = ev.episode
+    ids = {m.id for m in ev.task.all_milestones()}
+    unknown = sorted({h.id for h in ep.milestones} - ids)
+    problems = []
+    if ep.milestones_total and ep.milestones_total != len(ids):
+        problems.append(f"it had {ep.milestones_total} milestones when the episode ran, {len(ids)} now")
+    if unknown:
+        problems.append(f"milestones {', '.join(unknown)} are gone")
+    if not problems:
+        return []
+    return [f"the task definition from {ev.task_origin} has changed since the run ({'; '.join(problems)}): "
+            "judged against the current one"]
 
 
 def judge_path(

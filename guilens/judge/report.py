@@ -192,6 +192,7 @@ def row_json(row: EpisodeRow) -> dict[str, Any]:
                      if r.milestones and all(m.reached is not None for m in r.milestones) else None),
         "irr": r.irr,
         "reason": row.verdict.reason if row.verdict is not None else "",
+        "warnings": row.verdict.warnings if row.verdict is not None else [],
     }
 
 
@@ -296,3 +297,7 @@ def print_report(report: RunReport, console: Any = None) -> None:
     console.print(e)
     for p in report.problems:
         console.print(f"[yellow]skipped: {p}[/yellow]")
+    warned = [row for row in report.rows if row.verdict is not None and row.verdict.warnings]
+    if warned:
+        console.print(f"[yellow]{len(warned)} verdicts carry warnings, e.g. {warned[0].record.task} attempt "
+                      f"{warned[0].record.attempt}: {warned[0].verdict.warnings[0]}[/yellow]")  # type: ignore[union-attr]

@@ -11,6 +11,10 @@ Replay sees the state only at the end, so a state milestone is reached, if at
 all, on the final screen; UI milestones are reached where they showed. What
 the rules cannot decide (a state check on a real phone, a milestone with no
 check, an answer left to the judge) comes back undecided, never guessed.
+
+An attempt that ran out of its step budget is a failure whatever its last
+screen shows (MemGUI-Bench's execution timeout): an agent that wanders onto
+the right page while flailing has not done the task.
 """
 
 from __future__ import annotations
@@ -33,6 +37,21 @@ def _foreground(ui: UINode | None) -> str | None:
 
 
 def rules_stage(ev: Evidence) -> tuple[StageResult, list[MilestoneState]]:
+    result, states = _replay(ev)
+    if ev.episode.status != "timeout" or result.decision == "failure":
+        return result, states
+    budget = f" of {ev.episode.budget} steps" if ev.episode.budget else ""
+    said = f" (the rules alone would say: {result.reason})" if result.status != "skipped" else ""
+    timed_out = result.model_copy(update={
+        "status": "decided", "decision": "failure", "raw": False,
+        "reason": f"the step budget{budget} ran out before the agent finished: an execution timeout is a "
+                  f"failure{said}",
+        "details": {**result.details, "timeout": True, "rules_ok": result.raw},
+    })
+    return timed_out, states
+
+
+def _replay(ev: Evidence) -> tuple[StageResult, list[MilestoneState]]:
     started = time.perf_counter()
     from guilens.scenarios.checks import CheckContext, run_checks
 

@@ -98,6 +98,10 @@ class Verdict(_Model):
     irr: float | None = None
     """Information retention rate, 0..1, for memory tasks (1.0 on success)."""
     stages: list[StageResult] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)
+    """Things a reader should know: the task definition changed since the run, a damaged file."""
+    task_source: str = ""
+    """Where the task definition came from: the run's own copy, or the scenario it names."""
     usage: Usage = Field(default_factory=Usage)
     """The judge's total spend on this episode."""
     duration_s: float = 0.0

@@ -17,62 +17,23 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass, field
-from pathlib import Path
+import traceback
 from typing import TYPE_CHECKING, Any
 
 from guilens.actions import Action, ActionError, Answer, AskUser, Finish, parse_action, to_command
 from guilens.agents.base import AgentContext, AgentStep, StepInput, lessons_of
 from guilens.control import Cancelled, ObserverList, QuestionChannel, RunControl
 from guilens.device.base import DeviceDisconnected, DeviceError, Observation
-from guilens.episode import Ask, Episode, LTMEntry, Memory, MilestoneHit, Recorder, Step, Timings, Usage, now
+from guilens.episode import Ask, Episode, Memory, MilestoneHit, Recorder, Step, Timings, Usage, now
 from guilens.run.resolve import resolve_action
+from guilens.run.types import AttemptOutcome, AttemptSpec, Feedback
 from guilens.scenarios.checks import CheckContext, MilestoneTracker, success
 from guilens.scenarios.spec_checks import ElementCheck, ScreenTextCheck, StateCheck, iter_checks
 from guilens.users import UserContext
 
 if TYPE_CHECKING:
     from guilens.device.base import Device
-    from guilens.scenarios.model import Scenario, Task
     from guilens.users import SimUser
-
-
-@dataclass
-class AttemptSpec:
-    """Everything one attempt needs to know that is not a live object."""
-
-    scenario: Scenario
-    task: Task
-    level: str
-    attempt: int
-    attempts: int
-    budget: int
-    directory: Path
-    run_id: str = ""
-    values: dict[str, str] = field(default_factory=dict)
-    """Values flowing from earlier tasks of a sequence."""
-    lessons: list[str] = field(default_factory=list)
-    ltm: list[LTMEntry] = field(default_factory=list)
-    sequence_index: int | None = None
-    seed: int | None = None
-    want_lessons: bool = False
-    """Ask the agent for lessons if this attempt fails (another attempt follows)."""
-
-
-@dataclass
-class AttemptOutcome:
-    episode: Episode
-    steps: list[Step]
-    tracker: MilestoneTracker
-    final_state: dict[str, Any] | None
-    answer: str | None
-    memory: Memory
-    lessons: list[str] = field(default_factory=list)
-    """New lessons the agent drew from this attempt."""
-
-    @property
-    def status(self) -> str:
-        return self.episode.status
 
 
 def _needs(check: Any) -> set[str]:
@@ -149,7 +110,10 @@ class AttemptRunner:
         self.finish_status: str | None = None
         self.memory = Memory(ltm=list(spec.ltm), lessons=list(spec.lessons))
         self.qa: list[tuple[str, str]] = []
-        self.runner_s = 0.0
+        self.loop_s = 0.0
+        """The step loop's own time: everything but the device, the agent and the user (recording included)."""
+        self.record_s = 0.0
+        """Of which handing steps to the recorder (waiting when its encoders fall behind)."""
         self.current: Observation | None = None
         """What the phone shows now: the screen the next step sees, or the final screen."""
 
@@ -237,7 +201,6 @@ class AttemptRunner:
         self.recorder = rec
         self.obs.on_attempt_started(ep)
         status, error = "error", None
-        final_ctx: CheckContext | None = None
         try:
             self.agent.reset(AgentContext(
                 task=spec.task,
@@ -255,7 +218,7 @@ class AttemptRunner:
             ))
             self.current = self._device_call(self.device.observe)
             start = self.tracker.update(self._context(self.current), 0)
-            status, final_ctx = self._loop([m.id for m in start])
+            status = self._loop([m.id for m in start])
         except Cancelled:
             status, error = "aborted", "cancelled"
         except KeyboardInterrupt:
@@ -265,102 +228,107 @@ class AttemptRunner:
             status, error = "error", f"device: {err}"
         except Exception as err:  # an agent or user bug ends this attempt, not the run
             status, error = "error", f"{type(err).__name__}: {err}"
-        return self._finish(status, error, self.current, final_ctx)
+            ep.error_detail = "".join(traceback.format_exception(err))[-4000:]  # type: ignore[attr-defined]
+        return self._finish(status, error, self.current)
 
-    def _loop(self, start_hits: list[str]) -> tuple[str, CheckContext | None]:
-        spec, ep, rec = self.spec, self.episode, self.recorder
-        assert rec is not None and self.current is not None
-        obs = self.current
-        last_result, last_error, user_answer = "", None, None
-        history: list[dict[str, Any]] = []
+    def _loop(self, start_hits: list[str]) -> str:
+        """Steps until the agent ends the attempt (`answer`/`finish`) or the budget runs out."""
+        assert self.current is not None
+        fb = Feedback()
         index = 0
         while True:
             if self._gate() and getattr(self.device, "name", "") != "sim":
-                obs = self.current = self._device_call(self.device.observe)
-            if index >= spec.budget:
-                return "timeout", None
-            t_step = time.perf_counter()
-            outside = ep.timings.device_s + ep.timings.agent_s + ep.timings.user_s
-            started = now()
-            self.obs.on_step_started(ep, index)
-            self.obs.on_screen(ep, index, obs.screenshot, obs.ui_xml)
-            human = self.control.human
-            if human:
-                astep = self._human_action(obs, index)
-            else:
-                inp = StepInput(index=index, observation=obs, budget_left=spec.budget - index,
-                                last_result=last_result, last_error=last_error, user_answer=user_answer,
-                                history=history)
-                t = time.perf_counter()
-                astep = self.agent.step(inp)
-                ep.timings.agent_s += time.perf_counter() - t
-            step = Step(
-                index=index, started_at=started, ended_at=started, app=obs.app, clock=obs.clock,
-                thought=astep.thought, action_raw=_jsonable(astep.action), action_description=astep.description,
-                action_result=astep.action_result, memory=astep.memory, usage=astep.usage,
-                by="human" if human else "agent",
-            )
-            if not human:
-                self.memory = astep.memory
-            last_result, last_error, user_answer = "", None, None
-            terminal = False
-            next_obs = obs
-            try:
-                if astep.action is None:
-                    raise ActionError(astep.error or "the agent produced no action")
-                action: Action = parse_action(astep.action, obs.size)
-                action, target = resolve_action(action, obs)
-            except ActionError as err:
-                step.error = last_error = str(err)
-            else:
-                step.action = action.model_dump(exclude_none=True)
-                step.target = target
-                if not step.action_description:
-                    step.action_description = action.describe()
-                if isinstance(action, AskUser):
-                    step.ask = self._ask(action.question, index)
-                    user_answer = step.ask.answer
-                    last_result = f"the user answered: {user_answer}"
-                elif isinstance(action, Answer):
-                    self.answer = action.text
-                    last_result, terminal = "answered", True
-                elif isinstance(action, Finish):
-                    self.finish_status = action.status
-                    last_result, terminal = f"finished ({action.status})", True
-                else:
-                    step.device_result = last_result = str(self._device_call(self.device.act, action))
-                    next_obs = self._device_call(self.device.observe)
-            if astep.error and step.error is None:
-                step.error = astep.error
-            ctx = self._context(next_obs)
-            hits = [m.id for m in self.tracker.update(ctx, index)]
-            if index == 0:
-                hits = start_hits + hits
-            step.milestones = hits
-            step.ended_at = now()
-            with self._lock:
-                if index == 0 and self._pending_notes:
-                    step.annotations += self._pending_notes
-                    self._pending_notes = []
-                rec.record_step(step, obs.screenshot, obs.ui_xml)
-                for note in step.annotations:
-                    self._mark_if_milestone(note, step)
-            for mid in hits:
-                ep.milestones.append(MilestoneHit(id=mid, step=index, text=self.tracker.task.milestone(mid).text))
-            self.runner_s += (time.perf_counter() - t_step) - (
-                ep.timings.device_s + ep.timings.agent_s + ep.timings.user_s - outside)
-            self.obs.on_step(ep, step)
-            for mid in hits:
-                self.obs.on_milestone(ep, mid, index)
-            history.append({
-                "index": index, "by": step.by, "action": step.action, "description": step.action_description,
-                "result": step.device_result, "error": step.error,
-                "question": step.ask.question if step.ask else None, "answer": step.ask.answer if step.ask else None,
-            })
-            obs = self.current = next_obs
+                self.current = self._device_call(self.device.observe)  # a real phone moved on meanwhile
+            if index >= self.spec.budget:
+                return "timeout"
+            terminal = self._step(index, fb, start_hits if index == 0 else [])
             index += 1
             if terminal:
-                return self._decide(), ctx
+                return "failure" if self.finish_status == "failure" else "success"  # `_finish` applies the rules
+
+    def _step(self, index: int, fb: Feedback, start_hits: list[str]) -> bool:
+        """One step: decide, validate, perform, check, record, report. True when it ends the attempt."""
+        ep, rec, obs = self.episode, self.recorder, self.current
+        assert rec is not None and obs is not None
+        t_step = time.perf_counter()
+        outside = ep.timings.device_s + ep.timings.agent_s + ep.timings.user_s
+        started = now()
+        self.obs.on_step_started(ep, index)
+        self.obs.on_screen(ep, index, obs.screenshot, obs.ui_xml)
+        human = self.control.human
+        if human:
+            astep = self._human_action(obs, index)
+        else:
+            inp = StepInput(index=index, observation=obs, budget_left=self.spec.budget - index,
+                            last_result=fb.result, last_error=fb.error, user_answer=fb.user_answer,
+                            history=fb.history)
+            t = time.perf_counter()
+            astep = self.agent.step(inp)
+            ep.timings.agent_s += time.perf_counter() - t
+            self.memory = astep.memory
+        step = Step(
+            index=index, started_at=started, ended_at=started, app=obs.app, clock=obs.clock,
+            thought=astep.thought, action_raw=_jsonable(astep.action), action_description=astep.description,
+            action_result=astep.action_result, memory=astep.memory, usage=astep.usage,
+            by="human" if human or getattr(self.agent, "is_human", False) else "agent",
+        )
+        fb.result, fb.error, fb.user_answer = "", None, None
+        terminal, after = self._perform(step, astep, obs, fb)
+        if astep.error and step.error is None:
+            step.error = astep.error
+        hits = start_hits + [m.id for m in self.tracker.update(self._context(after), index)]
+        step.milestones = hits
+        step.ended_at = now()
+        with self._lock:
+            if index == 0 and self._pending_notes:
+                step.annotations += self._pending_notes
+                self._pending_notes = []
+            t_rec = time.perf_counter()
+            rec.record_step(step, obs.screenshot, obs.ui_xml)
+            self.record_s += time.perf_counter() - t_rec
+            for note in step.annotations:
+                self._mark_if_milestone(note, step)
+        for mid in hits:
+            ep.milestones.append(MilestoneHit(id=mid, step=index, text=self.tracker.task.milestone(mid).text))
+        self.loop_s += (time.perf_counter() - t_step) - (
+            ep.timings.device_s + ep.timings.agent_s + ep.timings.user_s - outside)
+        self.obs.on_step(ep, step)
+        for mid in hits:
+            self.obs.on_milestone(ep, mid, index)
+        fb.history.append({
+            "index": index, "by": step.by, "action": step.action, "description": step.action_description,
+            "result": step.device_result, "error": step.error,
+            "question": step.ask.question if step.ask else None, "answer": step.ask.answer if step.ask else None,
+        })
+        self.current = after
+        return terminal
+
+    def _perform(self, step: Step, astep: AgentStep, obs: Observation, fb: Feedback) -> tuple[bool, Observation]:
+        """Validate and carry out the step's action; returns (ends the attempt, what the phone shows after)."""
+        try:
+            if astep.action is None:
+                raise ActionError(astep.error or "the agent produced no action")
+            action: Action = parse_action(astep.action, obs.size)
+            action, target = resolve_action(action, obs)
+        except ActionError as err:  # recorded as an error step; the agent is told at its next step
+            step.error = fb.error = str(err)
+            return False, obs
+        step.action = action.model_dump(exclude_none=True)
+        step.target = target
+        step.action_description = step.action_description or action.describe()
+        if isinstance(action, AskUser):
+            step.ask = self._ask(action.question, step.index)
+            fb.user_answer = step.ask.answer
+            fb.result = f"the user answered: {step.ask.answer}"
+            return False, obs
+        if isinstance(action, Answer):
+            self.answer, fb.result = action.text, "answered"
+            return True, obs
+        if isinstance(action, Finish):
+            self.finish_status, fb.result = action.status, f"finished ({action.status})"
+            return True, obs
+        step.device_result = fb.result = str(self._device_call(self.device.act, action))
+        return False, self._device_call(self.device.observe)
 
     def _ask(self, question: str, index: int) -> Ask:
         ctx = UserContext(
@@ -383,12 +351,7 @@ class AttemptRunner:
             ask.usage = reply.usage.model_dump()  # type: ignore[attr-defined]  # the simulator's cost, not the agent's
         return ask
 
-    def _decide(self) -> str:
-        if self.finish_status == "failure":
-            return "failure"
-        return "success"  # provisional: `_finish` applies the task's rules
-
-    def _finish(self, status: str, error: str | None, obs: Observation | None, final_ctx: CheckContext | None) -> AttemptOutcome:
+    def _finish(self, status: str, error: str | None, obs: Observation | None) -> AttemptOutcome:
         ep, rec, spec = self.episode, self.recorder, self.spec
         assert rec is not None
         final_state: dict[str, Any] | None = None
@@ -397,7 +360,6 @@ class AttemptRunner:
                 final_state = self.device.state()
             except Exception:
                 final_state = None
-        verdict = None
         if status in ("success", "failure", "timeout") and obs is not None:
             ctx = CheckContext.from_observation(obs, state=final_state, answer=self.answer)
             verdict = success(spec.task, self.tracker, ctx)
@@ -412,13 +374,18 @@ class AttemptRunner:
         lessons: list[str] = []
         extra = Usage()
         if spec.want_lessons and status not in ("success", "aborted"):
+            before = getattr(self.agent, "lessons_usage", None)
             try:
                 lessons = lessons_of(self.agent, ep, list(rec.steps))
-                extra = getattr(self.agent, "lessons_usage", None) or Usage()
+                after = getattr(self.agent, "lessons_usage", None)
+                if isinstance(after, Usage) and after is not before:  # what the reflection call cost
+                    extra = after
             except Exception as err:  # reflection is a bonus; its failure must not lose the attempt
                 ep.lessons_error = f"{type(err).__name__}: {err}"  # type: ignore[attr-defined]
         ep.lessons_learned = lessons  # type: ignore[attr-defined]
-        ep.timings.runner_s = round(self.runner_s, 4)  # type: ignore[attr-defined]
+        ep.timings.runner_s = round(self.loop_s, 4)  # type: ignore[attr-defined]
+        ep.timings.record_s = round(self.record_s, 4)  # type: ignore[attr-defined]
+        t_drain = time.perf_counter()
         for k in ("agent_s", "device_s", "user_s"):
             setattr(ep.timings, k, round(getattr(ep.timings, k), 4))
         try:
@@ -430,10 +397,11 @@ class AttemptRunner:
                 error=error,
             )
         finally:
+            ep.timings.drain_s = round(time.perf_counter() - t_drain, 4)  # type: ignore[attr-defined]
             if extra.input_tokens or extra.output_tokens or extra.cost_usd:
                 ep.tokens = ep.tokens + extra
                 ep.cost_usd = round(ep.tokens.cost_usd, 6)
-                rec.write_episode()
+            rec.write_episode()
         self.obs.on_state(ep, "finished")
         self.obs.on_attempt_finished(ep)
         return AttemptOutcome(ep, list(rec.steps), self.tracker, final_state, self.answer, self.memory, lessons)

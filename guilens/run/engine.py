@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import queue
 import threading
-import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,8 +20,9 @@ from typing import TYPE_CHECKING, Any
 from guilens.control import ObserverList, QuestionChannel, RunControl
 from guilens.device.base import DeviceError
 from guilens.episode import Episode, Recorder, Timings, now
-from guilens.run.attempt import AttemptOutcome, AttemptRunner, AttemptSpec
+from guilens.run.attempt import AttemptRunner
 from guilens.run.store import MemoryStore, RunRecord, make_run_dir
+from guilens.run.types import AttemptOutcome, AttemptSpec
 
 if TYPE_CHECKING:
     from guilens.device.base import Device
@@ -194,12 +194,19 @@ class Runner:
                     self.record.warn(f"{worker.device.name}: {type(err).__name__}: {err}")
                     return
 
-        threads = [threading.Thread(target=work, args=(w,), name=f"run-{w.device.name}", daemon=True)
-                   for w in self._workers]
+        threads = [threading.Thread(target=work, args=(w,), name=f"run-{i}-{w.device.name}", daemon=True)
+                   for i, w in enumerate(self._workers, 1)]
         for t in threads:
             t.start()
-        for t in threads:
-            t.join()
+        try:
+            for t in threads:
+                while t.is_alive():
+                    t.join(0.2)  # short joins keep Ctrl-C deliverable on this thread
+        except KeyboardInterrupt:
+            self._interrupted = True
+            self.control.cancel()  # every worker stops within a step and records its attempt as aborted
+            for t in threads:
+                t.join()
         if errors and not self._results:
             raise errors[0]
 
@@ -380,6 +387,3 @@ class Runner:
         self.observers.on_attempt_finished(ep)
         self._close_task(result)
 
-
-def describe_error(err: BaseException) -> str:
-    return "".join(traceback.format_exception_only(type(err), err)).strip()

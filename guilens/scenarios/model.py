@@ -39,7 +39,6 @@ and reports every problem by file, task and field.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable, Iterator
 from datetime import date, datetime, time
 from typing import Annotated, Any, Literal
@@ -59,9 +58,12 @@ from guilens.scenarios.spec_checks import (
     StateCheck,
 )
 from guilens.scenarios.spec_reference import LEVELS, Level, RefStep, count_steps, normalize_steps
+from guilens.scenarios.templates import TEMPLATE, deep_merge, fill_any, fill_text, strings
+from guilens.scenarios.user import Slot, UserKnowledge, merge_user
 
 __all__ = [
     "LEVELS",
+    "TEMPLATE",
     "AllCheck",
     "AnswerCheck",
     "AnswerExpect",
@@ -86,11 +88,12 @@ __all__ = [
     "UserKnowledge",
     "ValueSource",
     "budget_for",
+    "deep_merge",
+    "fill_text",
     "register_schemas",
 ]
 
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
-TEMPLATE = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
 MemoryKind = Literal["none", "cross-temporal", "cross-app"]
 
 
@@ -121,70 +124,6 @@ class Instructions(_Strict):
         if not text:
             raise KeyError(f"no {level} instruction (this task has {', '.join(self.levels)})")
         return text
-
-
-class Slot(_Strict):
-    """A parameter of the L0 intent the L1/L2 instructions leave out.
-
-    `keywords` help the oracle user tell which slot a question asks about; the
-    slot's name (split on `_`) always counts as keywords.
-    """
-
-    value: str = Field(min_length=1)
-    keywords: list[str] = Field(default_factory=list)
-    description: str = ""
-
-
-class UserKnowledge(_Strict):
-    """What the simulated user knows and answers `ask_user` from; hidden from the agent."""
-
-    slots: dict[str, Slot] = Field(default_factory=dict)
-    profile: str = ""
-    """Who the user is, in a few sentences (the llm user is told it)."""
-    preferences: list[str] = Field(default_factory=list)
-    facts: list[str] = Field(default_factory=list)
-    """Other things the user would say if asked (a phone number, an address)."""
-
-    @field_validator("slots", mode="before")
-    @classmethod
-    def _slot_shorthand(cls, v: Any) -> Any:
-        if isinstance(v, dict):
-            return {k: ({"value": str(s)} if isinstance(s, str | int | float) and not isinstance(s, bool) else s)
-                    for k, s in v.items()}
-        return v
-
-    @property
-    def values(self) -> dict[str, str]:
-        return {k: s.value for k, s in self.slots.items()}
-
-    def answer(self, question: str) -> str | None:
-        """The slot value a question most likely asks for, or None if it names none.
-
-        A slot scores 2 for each of its keywords in the question and 1 for each
-        part of its name (`second_item` -> second, item), comparing word stems
-        (`suggested` ~ `suggest`); the best score wins, ties go to the slot
-        declared first. Used by the oracle user.
-        """
-        words = {_stem(w) for w in re.findall(r"[a-z0-9]+", question.casefold())}
-        best, best_score = None, 0
-        for name, slot in self.slots.items():
-            score = 2 * sum(1 for k in slot.keywords if _phrase_in(k, words))
-            score += sum(1 for part in name.split("_") if len(part) > 2 and _stem(part) in words)
-            if score > best_score:
-                best, best_score = slot.value, score
-        return best
-
-
-def _stem(w: str) -> str:
-    for suffix in ("ing", "ed", "es", "s"):
-        if len(w) > len(suffix) + 3 and w.endswith(suffix):
-            return w[: -len(suffix)]
-    return w
-
-
-def _phrase_in(phrase: str, words: set[str]) -> bool:
-    parts = re.findall(r"[a-z0-9]+", phrase.casefold())
-    return bool(parts) and all(_stem(p) in words for p in parts)
 
 
 class KeyElement(_Strict):
@@ -218,7 +157,8 @@ class Milestone(_Strict):
     id: str = Field(pattern=ID_PATTERN)
     text: str = Field(min_length=1)
     check: Check | None = None
-    kind: Literal["fixed", "flexible"] = "fixed"
+    kind: Literal["fixed", "flexible"] | None = None
+    """Left out: flexible when the check depends on a user slot (a preference-dependent step), else fixed."""
     key: KeyElement | None = None
     depends_on: list[str] = Field(default_factory=list)
     golden_step: int | None = Field(default=None, ge=1)
@@ -319,6 +259,25 @@ class Task(_Strict):
     def _bare_steps(cls, v: Any) -> Any:
         return normalize_steps(v)
 
+    @model_validator(mode="after")
+    def _milestone_kinds(self) -> Task:
+        """Decide PSPA's fixed/flexible where the file leaves it out (see `Milestone.kind`)."""
+        slots = set(self.user.slots)
+
+        def decided(m: Milestone) -> Milestone:
+            if m.kind is not None:
+                return m
+            used = set(TEMPLATE.findall(str(m.check.model_dump()))) if m.check is not None else set()
+            return m.model_copy(update={"kind": "flexible" if used & slots else "fixed"})
+
+        items: list[Milestone | MilestoneGroup] = [
+            it.model_copy(update={"unordered": [decided(m) for m in it.unordered]})
+            if isinstance(it, MilestoneGroup) else decided(it)
+            for it in self.milestones
+        ]
+        object.__setattr__(self, "milestones", items)
+        return self
+
     @property
     def budget(self) -> int:
         """The step budget: `max_steps`, else floor(1.4 x golden_steps + 1)."""
@@ -357,7 +316,7 @@ class Task(_Strict):
     def template_names(self) -> set[str]:
         """Every `{name}` used in the instructions, checks, answer and reference."""
         names: set[str] = set()
-        for text in _strings(self.model_dump(include={"instruction", "milestones", "success", "answer", "reference"})):
+        for text in strings(self.model_dump(include={"instruction", "milestones", "success", "answer", "reference"})):
             names |= set(TEMPLATE.findall(text))
         return names
 
@@ -372,7 +331,7 @@ class Task(_Strict):
         data = self.model_dump(mode="json", by_alias=True, exclude_none=True)
         for key in ("milestones", "success", "answer", "reference"):
             if key in data:
-                data[key] = _fill_any(data[key], values)
+                data[key] = fill_any(data[key], values)
         return Task.model_validate(data)
 
 
@@ -407,7 +366,7 @@ class Scenario(_Strict):
     def _share_user(self) -> Scenario:
         """Give every task the scenario's user knowledge (under its own), so a task stands alone."""
         if self.user != UserKnowledge():
-            tasks = [t.model_copy(update={"user": _merge_user(self.user, t.user)}) for t in self.tasks]
+            tasks = [t.model_copy(update={"user": merge_user(self.user, t.user)}) for t in self.tasks]
             object.__setattr__(self, "tasks", tasks)
         return self
 
@@ -464,59 +423,6 @@ class Scenario(_Strict):
                 break
             out.update({k: v.expected for k, v in t.outputs.items()})
         return out
-
-
-# --- templates and merging -------------------------------------------------------------------
-
-
-def _merge_user(shared: UserKnowledge, own: UserKnowledge) -> UserKnowledge:
-    """Shared knowledge under a task's own; idempotent, so a dumped and reloaded scenario is unchanged."""
-    profile = own.profile if shared.profile and shared.profile in own.profile else "\n".join(
-        p for p in (shared.profile, own.profile) if p)
-    return UserKnowledge(
-        slots={**shared.slots, **own.slots},
-        profile=profile,
-        preferences=list(dict.fromkeys([*shared.preferences, *own.preferences])),
-        facts=list(dict.fromkeys([*shared.facts, *own.facts])),
-    )
-
-
-def fill_text(text: str, values: dict[str, str]) -> str:
-    """Replace `{name}` with `values[name]`; unknown names stay as written."""
-    return TEMPLATE.sub(lambda m: str(values[m[1]]) if m[1] in values else m[0], text)
-
-
-def _fill_any(obj: Any, values: dict[str, str]) -> Any:
-    if isinstance(obj, str):
-        return fill_text(obj, values)
-    if isinstance(obj, list):
-        return [_fill_any(x, values) for x in obj]
-    if isinstance(obj, dict):
-        return {k: _fill_any(v, values) for k, v in obj.items()}
-    return obj
-
-
-def _strings(obj: Any) -> Iterator[str]:
-    if isinstance(obj, str):
-        yield obj
-    elif isinstance(obj, list):
-        for x in obj:
-            yield from _strings(x)
-    elif isinstance(obj, dict):
-        for k, v in obj.items():
-            yield from _strings(k)
-            yield from _strings(v)
-
-
-def deep_merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
-    """`extra` over `base`: mappings merge key by key, anything else is replaced."""
-    out = dict(base)
-    for k, v in extra.items():
-        if isinstance(v, dict) and isinstance(out.get(k), dict):
-            out[k] = deep_merge(out[k], v)
-        else:
-            out[k] = v
-    return out
 
 
 def register_schemas(schema_kind: Callable[[str], Callable[[Callable[[], dict[str, Any]]], Any]]) -> None:

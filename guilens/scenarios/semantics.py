@@ -7,6 +7,7 @@ allowed, and whether to point at the key rather than its value.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -76,13 +77,41 @@ def semantic_problems(s: Scenario) -> list[SemProblem]:
     for i, t in enumerate(s.tasks):
         out += _task_problems(s, t, i, index, sim_apps)
     if validate_setup is not None:
-        for msg in _setup_problems(validate_setup, s.setup):
-            out.append((("setup",), f"sim setup: {msg}", False))
+        shared = _setup_problems(validate_setup, s.setup)
+        for msg in shared:
+            out.append(_setup_problem(("setup",), msg, s.setup))
         for i, t in enumerate(s.tasks):
             if t.setup:
                 for msg in _setup_problems(validate_setup, s.setup_for(t)):
-                    out.append((("tasks", i, "setup"), f"sim setup: {msg}", False))
+                    if msg not in shared:  # the scenario's own problems are reported once, above
+                        out.append(_setup_problem(("tasks", i, "setup"), msg, t.setup))
     return out
+
+
+_SETUP_PATH = re.compile(r"^([A-Za-z_][\w.\[\]-]*): (.*)$", re.S)
+
+
+def _setup_problem(base: PathT, msg: str, setup: dict[str, Any]) -> SemProblem:
+    """Point a sim-setup problem (`apps.notes.notes[2].title: ...`) at its place in the file."""
+    m = _SETUP_PATH.match(msg)
+    if not m:
+        return base, f"sim setup: {msg}", False
+    path: list[str | int] = []
+    for part in re.findall(r"[^.\[\]]+|\[\d+\]", m[1]):
+        path.append(int(part[1:-1]) if part.startswith("[") else part)
+    # keep the part of the path the file actually has (a task's setup is merged onto the scenario's)
+    cur: Any = setup
+    have = 0
+    for p in path:
+        found = (isinstance(cur, dict) and p in cur) or (
+            isinstance(cur, list) and isinstance(p, int) and 0 <= p < len(cur))
+        if not found:
+            break
+        cur, have = cur[p], have + 1
+    extra = path[have:]
+    where = (*base, *path[:have])
+    detail = m[2] if not extra else f"{'.'.join(map(str, extra))}: {m[2]}"
+    return where, f"sim setup: {detail}", not extra
 
 
 def _preference_problems(s: Scenario, index: dict[str, int]) -> list[SemProblem]:
@@ -237,16 +266,18 @@ def _app_problems(t: Task, base: PathT, sim_apps: set[str]) -> list[SemProblem]:
     for j, step in enumerate(t.reference):
         if isinstance(step, OpenStep) and not TEMPLATE.search(step.open) and step.open not in sim_apps:
             out.append(((*base, "reference", j, "open"), f"the simulated phone has no app {step.open!r} (apps: {known})", False))
-    for path, m in _milestone_paths(t, base[1]):  # type: ignore[arg-type]
-        if m.check is None:
+    checked = [((*path, "check"), m.check) for path, m in _milestone_paths(t, base[1])]  # type: ignore[arg-type]
+    checked.append(((*base, "success", "check"), t.success.check))
+    for path, check in checked:
+        if check is None:
             continue
-        for c in iter_checks(m.check):
+        for c in iter_checks(check):
             if isinstance(c, AppCheck) and c.app not in sim_apps and "." not in c.app:
-                out.append(((*path, "check"), f"app check names {c.app!r}, not a sim app (apps: {known})", False))
+                out.append((path, f"app check names {c.app!r}, not a sim app (apps: {known})", False))
             if isinstance(c, StateCheck):
                 root = c.state.split(".", 1)[0]
                 if root not in sim_apps and root not in STATE_ROOT_KEYS and root != "phone":
-                    out.append(((*path, "check"), f"state path {c.state!r} starts with {root!r}, neither a sim app "
+                    out.append((path, f"state path {c.state!r} starts with {root!r}, neither a sim app "
                                 f"(apps: {known}) nor one of {', '.join(sorted(STATE_ROOT_KEYS))}", False))
     return out
 

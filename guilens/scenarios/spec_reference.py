@@ -248,4 +248,6 @@ def count_steps(steps: list[Any], level: str = "L0") -> int:
 def step_to_data(step: BaseModel) -> Any:
     if isinstance(step, BareStep):
         return step.bare
-    return step.model_dump(exclude_defaults=True, mode="json")
+    data = step.model_dump(exclude_defaults=True, mode="json")
+    why = data.pop("why", None)
+    return {**data, "why": why} if why else data  # the kind key first, as files write it

@@ -76,6 +76,23 @@ def _asks_at(task: Task, level: str) -> int:
     return sum(1 for s in task.reference if isinstance(s, AskStep) and s.spec.asked_at(level))
 
 
+def _unasked_slots(task: Task, level: str, values: dict[str, str]) -> list[str]:
+    """Slots the reference fills at `level` without asking, whose value the level's instruction does not say."""
+    from guilens.scenarios.checks import norm
+    from guilens.scenarios.model import TEMPLATE
+    from guilens.scenarios.spec_reference import step_to_data
+
+    asked = {s.spec.slot for s in task.reference if isinstance(s, AskStep) and s.spec.asked_at(level)}
+    used: set[str] = set()
+    for step in task.reference:
+        if isinstance(step, AskStep):
+            continue
+        used |= set(TEMPLATE.findall(str(step_to_data(step))))
+    text = norm(task.instruction_at(level, {**task.user.values, **values}))
+    return sorted(n for n in used if n in task.user.slots and n not in asked
+                  and norm(task.user.slots[n].value) not in text)
+
+
 def _nothing(task: Task, device: Device, values: dict[str, str]) -> tuple[bool, str]:
     obs = device.observe()
     ctx = CheckContext.from_observation(obs, state=device.state())
@@ -111,9 +128,12 @@ def _verify_one(s: Scenario, task: Task, device: Device, values: dict[str, str],
         _check_run(verdict, f"reference at {level}", run, task, golden=False)
         asked = sum(1 for st in run.steps if st.question)
         want = _asks_at(task, level)
-        verdict.add(f"asks at {level}", asked == want and (want > 0 or not task.user.slots),
-                    f"asked {asked} question(s), the reference has {want} at {level}"
-                    + ("" if want or not task.user.slots else "; L1/L2 must be resolvable by asking the user"))
+        verdict.add(f"asks at {level}", asked == want, f"asked {asked} question(s), the reference has {want} at {level}")
+        silent = _unasked_slots(task, level, values)
+        verdict.add(f"{level} resolvable", not silent,
+                    "every slot the reference uses is in the instruction or asked for" if not silent else
+                    f"the reference uses {', '.join(silent)} at {level}, but the instruction does not give it "
+                    "and the reference never asks for it")
     device.restore(snap)
     run = run_reference(task, device, "L0", values=values)
     _check_run(verdict, "reference at L0", run, task, golden=True)

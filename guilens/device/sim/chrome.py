@@ -61,9 +61,7 @@ def status_bar(ctx: Ctx) -> View:
     # battery
     bat = (x - u(40), u(24), x, u(62))
     bar.add(View(bat, desc="Battery 80 percent", cls="android.widget.ImageView",
-                 paint=lambda c, v: (c.rect(v.bounds, None, fg, width=u(4), radius=u(6)),
-                                     c.rect((v.bounds[0] + u(7), v.bounds[1] + u(14), v.bounds[2] - u(7),
-                                             v.bounds[3] - u(7)), fg))))
+                 paint=lambda c, v: icons.battery(c, v.bounds, fg)))
     x -= u(72)
     flags = []
     if s is not None and getattr(s, "airplane", False):
@@ -245,7 +243,7 @@ def _field_menu(ctx: Ctx, spec: dict) -> View:
         items.append(("Copy", "copy", copy_))
         items.append(("Clear", "clear", clear))
     if not items:
-        items.append(("Close", "close_menu", lambda: (setattr(route, "dialog", None), "closed the menu")[1]))
+        items.append(("Close", "close_menu", ctx.closing(lambda: "closed the menu")))
     return ui.menu(ctx, spec["hint"], items)
 
 

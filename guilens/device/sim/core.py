@@ -8,6 +8,7 @@ each build makes a fresh view tree whose handlers close over a `Ctx`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -142,6 +143,33 @@ class Ctx:
 
     def close_dialog(self) -> None:
         self.route.dialog = None
+
+    def opener(self, name: str, said: str, **params: Any) -> Callable[[], str]:
+        """A handler that opens this app's dialog `name` and reports `said`."""
+
+        def go() -> str:
+            self.dialog(name, **params)
+            return said
+
+        return go
+
+    def pusher(self, screen: str, said: str, params: dict[str, Any] | None = None) -> Callable[[], str]:
+        """A handler that pushes `screen` and reports `said`."""
+
+        def go() -> str:
+            self.push(screen, params)
+            return said
+
+        return go
+
+    def closing(self, then: Callable[[], str]) -> Callable[[], str]:
+        """A handler that closes the open dialog, then runs `then`."""
+
+        def go() -> str:
+            self.close_dialog()
+            return then()
+
+        return go
 
     def open_app(self, short: str, screen: str | None = None, params: dict[str, Any] | None = None,
                  fields: dict[str, str] | None = None, focus: str | None = None) -> None:

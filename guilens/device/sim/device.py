@@ -242,6 +242,8 @@ class SimDevice:
         v = hit(root, a.x1, a.y1)
         if isinstance(v, SeekBar) and abs(dx) >= abs(dy):
             return v.tap(a.x2, a.y2)
+        if self._covered():
+            return "nothing to scroll here"
         if abs(dy) >= abs(dx):
             s = scroll_at(root, a.x1, a.y1)
             if s is None or not s.scrollable:
@@ -261,7 +263,13 @@ class SimDevice:
             return "no text field is focused"
         return f.on_type(text)
 
+    def _covered(self) -> bool:
+        """A dialog, menu, ad or the alarm is over the screen and takes the input."""
+        return self._phone.alert is not None or self._ctx().route.dialog is not None
+
     def _focused(self) -> Field | None:
+        if self._covered():
+            return None
         for v in self._tree().walk():
             if isinstance(v, Field) and v.focused:
                 return v

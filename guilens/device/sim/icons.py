@@ -352,3 +352,21 @@ def dot(c: Canvas, r: Rect, col: Color) -> None:
     cx, cy, s = _box(r)
     q = s * 0.2
     c.ellipse((round(cx - q), round(cy - q), round(cx + q), round(cy + q)), col)
+
+
+def battery(c: Canvas, r: Rect, col: Color) -> None:
+    x1, y1, x2, y2 = r
+    w = max(2, (x2 - x1) // 10)
+    c.rect(r, None, col, width=w, radius=w + 2)
+    c.rect((x1 + 2 * w, y1 + (y2 - y1) * 3 // 8, x2 - 2 * w, y2 - 2 * w), col)
+
+
+def disc(icon: Icon, fill: Color, fg: Color) -> Callable[[Canvas, object], None]:
+    """A `paint` callback: `icon` in `fg` on a filled circle (a logo, a success badge)."""
+
+    def paint(c: Canvas, v: object) -> None:
+        bounds: Rect = v.bounds  # type: ignore[attr-defined]
+        c.ellipse(bounds, fill)
+        icon(c, bounds, fg)
+
+    return paint

@@ -43,7 +43,7 @@ class View:
                  fill: Color | None = None, radius: int = 0, outline: Color | None = None,
                  children: list[View] | None = None, cls: str | None = None, pkg: str | None = None,
                  checkable: bool = False, checked: bool = False, selected: bool = False,
-                 blocks: bool = False, paint: Callable[[Canvas, View], None] | None = None,
+                 blocks: bool = False, paint: Callable[[Canvas, View], object] | None = None,
                  see_through: bool = False) -> None:
         self.bounds = bounds
         self.clip = bounds

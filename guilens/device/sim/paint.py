@@ -24,7 +24,9 @@ _FONTS: dict[int, ImageFont.FreeTypeFont] = {}
 def font(size: int) -> ImageFont.FreeTypeFont:
     f = _FONTS.get(size)
     if f is None:
-        f = _FONTS[size] = ImageFont.load_default(size=size)  # type: ignore[assignment]
+        loaded = ImageFont.load_default(size=size)
+        assert isinstance(loaded, ImageFont.FreeTypeFont)  # Pillow >= 10.1 ships a TrueType default
+        f = _FONTS[size] = loaded
     return f
 
 
@@ -185,7 +187,7 @@ class Canvas:
         mask = _TILES.get(("m", s, size, stroke), make_mask)
         self.img.paste(fg, (x - stroke, y, x - stroke + mask.width, y + mask.height), mask)
 
-    def line(self, pts: list[tuple[int, int]], fill: Color, width: int) -> None:
+    def line(self, pts: list[tuple[float, float]], fill: Color, width: int) -> None:
         self.d.line([(x - self.ox, y - self.oy) for x, y in pts], fill=fill, width=width, joint="curve")
 
     def ellipse(self, r: Rect, fill: Color | None, outline: Color | None = None, width: int = 2) -> None:

@@ -166,9 +166,11 @@ def labeled_field(ctx: Ctx, col: Column, key: str, label: str, hint: str = "", *
                   accept: Callable[[str], str] | None = None) -> list[View]:
     """A caption above a field with a clear button; the field's hint is `hint` or the label."""
     u = ctx.u
-    cap = Label(col.next(u(60)), label, u(36), ctx.theme.sub)
+    cr = col.next(u(60))
     fr = col.next(u(height), u(24))
     f = field(ctx, fr, key, hint or label, multiline=multiline, submit=submit, accept=accept, name=label)
+    # tapping the caption focuses the field (as a TextInputLayout does), so a tap "by its label" works
+    cap = Label(cr, label, u(36), ctx.theme.sub, on_tap=f.on_tap, rid=f"{key}_label")
     out: list[View] = [cap, f]
     cb = clear_button(ctx, f, label)
     if cb is not None:

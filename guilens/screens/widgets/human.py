@@ -115,7 +115,9 @@ class HumanPanel(Vertical):
                                        k=e.kind), id=str(e.number))
             for e in self.elements
         ])
-        if not self.elements:
+        if self.elements:
+            ol.highlighted = 0
+        else:
             ol.add_option(Option("no UI tree for this screen: click on the phone or use :", disabled=True))
 
     @on(OptionList.OptionSelected, "#elements")

@@ -7,6 +7,7 @@ arrows) move a day at a time.
 from __future__ import annotations
 
 from datetime import date, datetime, timedelta
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
@@ -88,6 +89,10 @@ class Calendar(App):
         ctx.route.params["date"] = d.isoformat()
         return f"showing {d:%A, %B %-d}"
 
+    def _today(self, ctx: Ctx) -> str:
+        ctx.route.params.pop("date", None)
+        return "showing today"
+
     def swipe(self, ctx: Ctx, direction: str) -> str | None:
         if ctx.route.screen != "main" or ctx.route.dialog:
             return None
@@ -100,8 +105,8 @@ class Calendar(App):
         day = self._day(ctx)
         views: list[View] = [ui.app_bar(ctx, "Calendar", back=False, actions=[
             ui.BarAction(icons.calendar, "Today", "today",
-                         lambda: (ctx.route.params.pop("date", None), "showing today")[1], text="Today"),
-            ui.BarAction(icons.sort, "Agenda", "agenda", lambda: (ctx.push("agenda"), "opened the agenda")[1]),
+                         lambda: self._today(ctx), text="Today"),
+            ui.BarAction(icons.sort, "Agenda", "agenda", ctx.pusher("agenda", "opened the agenda")),
         ])]
         y = ctx.top + ctx.bar
         nav = View((0, y, ctx.w, y + u(140)), fill=t.surface, cls="android.widget.LinearLayout")
@@ -109,7 +114,7 @@ class Calendar(App):
                        desc="Previous day", icon=icons.chevron("left"), color=t.text, size=u(60),
                        cls="android.widget.ImageButton"))
         label = f"{day:%A, %B %-d}" + (" · Today" if day == ctx.now.date() else "")
-        nav.add(Label((u(150), y, ctx.w - u(150), y + u(140)), label, u(46), t.text, align="center", rid="date_label",
+        nav.add(Label((u(150), y, ctx.w - u(150), y + u(140)), label, u(46), t.text, align="center", rid="day_title",
                       bold=True))
         nav.add(Button((ctx.w - u(140), y + u(10), ctx.w - u(20), y + u(130)), "", lambda: self._go(ctx, 1),
                        rid="next_day", desc="Next day", icon=icons.chevron("right"), color=t.text, size=u(60),
@@ -201,7 +206,7 @@ class Calendar(App):
             return self.build(ctx)
         views: list[View] = [ui.app_bar(ctx, "Event", actions=[
             ui.BarAction(icons.trash, "Delete", "delete",
-                         lambda: (ctx.dialog("confirm_delete", id=e.id), "asked to confirm the delete")[1]),
+                         ctx.opener("confirm_delete", "asked to confirm the delete", id=e.id)),
             ui.BarAction(icons.pencil, "Edit", "edit", lambda: self._edit(ctx, e)),
         ])]
         col = ui.Column(u(56), ctx.top + ctx.bar + u(30), ctx.w - u(56))
@@ -281,7 +286,7 @@ class Calendar(App):
         s_dt, e_dt = datetime.combine(day, start), datetime.combine(day, end)
         if e_dt <= s_dt:
             e_dt += timedelta(days=1)  # ends after midnight
-        values = {"title": title, "start": s_dt, "end": e_dt, "location": f.get("location", "").strip(),
+        values: dict[str, Any] = {"title": title, "start": s_dt, "end": e_dt, "location": f.get("location", "").strip(),
                   "attendees": [a.strip() for a in f.get("attendees", "").split(",") if a.strip()],
                   "notes": f.get("notes", "").strip()}
         e = st.get(ctx.route.params.get("id"))

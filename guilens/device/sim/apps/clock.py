@@ -122,7 +122,7 @@ class Clock(App):
         for a in sorted(st.alarms, key=lambda a: (a.time, a.id or 0)):
             r = col.next(u(260), u(24))
             card = View(r, fill=t.card, radius=u(40), rid="alarm", on_tap=lambda a=a: self._edit(ctx, a),
-                        on_long=lambda a=a: (ctx.dialog("alarm_menu", id=a.id), f"opened the menu of the {a.time} alarm")[1],
+                        on_long=ctx.opener("alarm_menu", f"opened the menu of the {a.time} alarm", id=a.id),
                         cls="android.widget.LinearLayout")
             fg = t.text if a.enabled else t.sub
             card.add(Label((r[0] + u(48), r[1] + u(20), r[2] - u(240), r[1] + u(160)), a.time, u(110), fg,
@@ -159,7 +159,7 @@ class Clock(App):
             ctx.close_dialog()
             return f"deleted the {a.time} alarm"
 
-        return ui.menu(ctx, f"{a.time} alarm", [("Edit", "edit", lambda: (ctx.close_dialog(), self._edit(ctx, a))[1]),
+        return ui.menu(ctx, f"{a.time} alarm", [("Edit", "edit", ctx.closing(lambda: self._edit(ctx, a))),
                                                  ("Delete", "delete_alarm", delete)])
 
     def _edit(self, ctx: Ctx, a: Alarm | None) -> str:
@@ -240,10 +240,10 @@ class Clock(App):
                 st.snoozed.remove(s)
         if not due:
             return None
-        at, a, when = max(due, key=lambda x: x[0])
+        _, last, when = max(due, key=lambda x: x[0])
         for at_i, a_i, when_i in sorted(due, key=lambda x: x[0]):
             st.rang.append(Rang(alarm_id=a_i.id if a_i else None, time=when_i, at=at_i))
             if a_i is not None and not a_i.days:
                 a_i.enabled = False
-        phone.alert = {"time": when, "label": a.label if a else "Snoozed alarm"}
+        phone.alert = {"time": when, "label": last.label if last else "Snoozed alarm"}
         return None

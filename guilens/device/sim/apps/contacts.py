@@ -95,7 +95,7 @@ class Contacts(App):
                 items.append(ui.section(ctx, col, letter))
             items.append(ui.row(ctx, col.next(u(170), u(16)), c.name, c.phone, rid="contact", title_id="contact_name",
                                 sub_id="contact_phone", on_tap=lambda c=c: self._open(ctx, c),
-                                on_long=lambda c=c: (ctx.dialog("contact_menu", id=c.id), f"opened the menu of {c.name}")[1],
+                                on_long=ctx.opener("contact_menu", f"opened the menu of {c.name}", id=c.id),
                                 lead=lambda cv, lr, n=c.name: ui.avatar(cv, lr, n)))
         if not shown:
             items.append(ui.empty(ctx, col.next(u(300)), "No contacts found" if q else "No contacts yet"))
@@ -119,8 +119,8 @@ class Contacts(App):
         if c is None:
             return None
         return ui.menu(ctx, c.name, [
-            ("Edit", "edit", lambda: (ctx.close_dialog(), self._edit(ctx, c))[1]),
-            ("Delete", "delete_contact", lambda: (ctx.dialog("confirm_delete", id=c.id), "asked to confirm")[1]),
+            ("Edit", "edit", ctx.closing(lambda: self._edit(ctx, c))),
+            ("Delete", "delete_contact", ctx.opener("confirm_delete", "asked to confirm", id=c.id)),
         ])
 
     def dialog_confirm_delete(self, ctx: Ctx, spec: dict) -> View | None:
@@ -153,7 +153,7 @@ class Contacts(App):
             return self.build(ctx)
         views: list[View] = [ui.app_bar(ctx, "", actions=[
             ui.BarAction(icons.trash, "Delete", "delete",
-                         lambda: (ctx.dialog("confirm_delete", id=c.id), "asked to confirm the delete")[1]),
+                         ctx.opener("confirm_delete", "asked to confirm the delete", id=c.id)),
             ui.BarAction(icons.pencil, "Edit", "edit", lambda: self._edit(ctx, c)),
         ])]
         y = ctx.top + ctx.bar + u(30)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -139,7 +139,7 @@ class Expense(App):
     def _edit(self, ctx: Ctx, t: Transaction | None) -> str:
         if t is None:
             fields = {"name": "", "amount": "", "note": "", "date": ctx.now.date().isoformat()}
-            params = {"id": None, "category": "Other", "kind": "expense"}
+            params: dict[str, Any] = {"id": None, "category": "Other", "kind": "expense"}
         else:
             fields = {"name": t.name, "amount": f"{t.amount:.2f}", "note": t.note,
                       "date": self._date(ctx, t).isoformat()}

@@ -68,7 +68,8 @@ class Messages(App):
     def _name(self, ctx: Ctx | Phone, t: Thread | str) -> str:
         apps = ctx.phone.apps if isinstance(ctx, Ctx) else ctx.apps
         number = t.number if isinstance(t, Thread) else t
-        c = apps["contacts"].by_number(number)
+        contacts: ContactsState = apps["contacts"]  # type: ignore[assignment]
+        c = contacts.by_number(number)
         if c is not None:
             return str(c.name)
         return (t.name if isinstance(t, Thread) else "") or number
@@ -90,8 +91,7 @@ class Messages(App):
             r = col.next(u(200), u(16))
             items.append(ui.row(ctx, r, name, snippet, rid="thread", title_id="thread_name", sub_id="thread_snippet",
                                 on_tap=lambda th=th: self._open(ctx, th.number),
-                                on_long=lambda th=th: (ctx.dialog("thread_menu", number=th.number),
-                                                       "opened the conversation menu")[1],
+                                on_long=ctx.opener("thread_menu", "opened the conversation menu", number=th.number),
                                 lead=lambda c, lr, n=name: ui.avatar(c, lr, n), trailing=when,
                                 trailing_id="thread_time", trailing_color=t.accent if th.unread else None))
         if not st.threads:
@@ -249,7 +249,7 @@ class Messages(App):
             fg = t.on_accent if m.outgoing else t.text
             b = View((x1, y, x1 + bw, y + bh), fill=fill, radius=u(44), rid="message_bubble",
                      cls="android.widget.LinearLayout",
-                     on_long=lambda i=i: (ctx.dialog("message_menu", index=i), "opened the message menu")[1])
+                     on_long=ctx.opener("message_menu", "opened the message menu", index=i))
             b.add(Label((x1 + u(40), y + u(30), x1 + bw - u(30), y + bh - u(30)), m.text, size, fg, rid="message_text",
                         max_lines=len(lines), valign="top"))
             items.append(b)

@@ -153,7 +153,7 @@ class Notes(App):
         actions = []
         if note_id is not None:
             actions.append(ui.BarAction(icons.trash, "Delete", "delete",
-                                        lambda: (ctx.dialog("confirm_delete", id=note_id), "asked to confirm the delete")[1]))
+                                        ctx.opener("confirm_delete", "asked to confirm the delete", id=note_id)))
         actions.append(ui.BarAction(icons.check, "Save", "save", lambda: self._save(ctx), text="Save"))
         views: list[View] = [ui.app_bar(ctx, "Edit note" if note_id is not None else "New note", actions=actions)]
         top = ctx.top + ctx.bar + u(24)

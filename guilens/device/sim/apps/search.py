@@ -129,8 +129,7 @@ class Search(App):
         y = ctx.top + u(300)
         views: list[View] = [View((0, ctx.top, ctx.w, ctx.bottom), fill=t.bg)]
         views.append(View((ctx.w // 2 - u(90), y, ctx.w // 2 + u(90), y + u(180)), cls="android.widget.ImageView",
-                          desc="Search logo", paint=lambda c, v: (c.ellipse(v.bounds, t.accent),
-                                                                  icons.search(c, v.bounds, t.on_accent))))
+                          desc="Search logo", paint=icons.disc(icons.search, t.accent, t.on_accent)))
         views.append(Label((0, y + u(200), ctx.w, y + u(320)), "Search", u(80), t.text, align="center", bold=True,
                            rid="logo"))
         views += self._box(ctx, y + u(380))
@@ -178,7 +177,7 @@ class Search(App):
         h = u(40) + u(56) + u(130) + (u(90) if f.fact else 0) + snippet_lines * u(50) + u(30)
         r = col.next(h, u(24))
         card = View(r, fill=t.card, radius=u(36), rid="result", cls="android.widget.LinearLayout",
-                    on_tap=lambda: (ctx.push("page", {"index": i}), f"opened {f.title!r}")[1],
+                    on_tap=ctx.pusher("page", f"opened {f.title!r}", {"index": i}),
                     on_long=lambda: self._copy(ctx, f))
         y = r[1] + u(36)
         x1, x2 = r[0] + u(40), r[2] - u(40)

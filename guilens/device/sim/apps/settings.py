@@ -83,7 +83,7 @@ class Settings(App):
         items.append(ui.section(ctx, col, "System"))
         items.append(ui.row(ctx, col.next(u(200), u(20)), "Language", st.language, rid="language",
                             title_id="language_title", sub_id="language_value",
-                            on_tap=lambda: (ctx.push("language"), "opened Language")[1],
+                            on_tap=ctx.pusher("language", "opened Language"),
                             lead=lambda c, lr: icons.globe(c, lr, t.accent)))
         items.append(ui.row(ctx, col.next(u(200), u(20)), "About phone", "guilens sim · Android 14", rid="about",
                             lead=lambda c, lr: icons.dot(c, lr, t.accent)))

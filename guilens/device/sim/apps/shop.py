@@ -183,7 +183,7 @@ class Shop(ShopPages, App):
     def _bar_actions(self, ctx: Ctx) -> list[ui.BarAction]:
         n = sum(i.quantity for i in ctx.state.cart)
         return [ui.BarAction(icons.cart, f"Cart, {n} items" if n else "Cart", "cart",
-                             lambda: (ctx.push("cart"), "opened the cart")[1])]
+                             ctx.pusher("cart", "opened the cart"))]
 
     def _search_box(self, ctx: Ctx, y: int) -> list[View]:
         u = ctx.u
@@ -260,10 +260,10 @@ class Shop(ShopPages, App):
         y = top + u(180)
         bw = (ctx.w - u(110)) // 2
         views.append(ui.button(ctx, (u(40), y, u(40) + bw, y + u(110)), f"Filters ({nf})" if nf else "Filters",
-                               "filters", lambda: (ctx.push("filters"), "opened the filters")[1],
+                               "filters", ctx.pusher("filters", "opened the filters"),
                                style="tonal" if nf else "outline", icon=icons.filters))
         views.append(ui.button(ctx, (ctx.w - u(40) - bw, y, ctx.w - u(40), y + u(110)), "Sort", "sort",
-                               lambda: (ctx.dialog("sort"), "opened the sort options")[1],
+                               ctx.opener("sort", "opened the sort options"),
                                style="tonal" if s.sort != "relevance" else "outline", icon=icons.sort))
         found = search_products(st, s)
         summary = f"{len(found)} results for “{s.query}”" + (f" · {SORTS[s.sort]}" if s.sort != "relevance" else "")

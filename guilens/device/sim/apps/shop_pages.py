@@ -189,7 +189,7 @@ class ShopPages:
         views.append(bar)
         if st.cart:
             views.append(ui.button(ctx, (u(48), ctx.bottom - u(160), ctx.w - u(48), ctx.bottom - u(30)), "Checkout",
-                                   "checkout", lambda: (ctx.dialog("checkout"), "asked to confirm the order")[1]))
+                                   "checkout", ctx.opener("checkout", "asked to confirm the order")))
         return views
 
     def _qty(self, ctx: Ctx, i: int, delta: int) -> str:
@@ -232,8 +232,7 @@ class ShopPages:
         views: list[View] = [ui.app_bar(ctx, "Order placed")]
         y = ctx.top + ctx.bar + u(120)
         views.append(View((ctx.w // 2 - u(120), y, ctx.w // 2 + u(120), y + u(240)), cls="android.widget.ImageView",
-                          paint=lambda c, v: (c.ellipse(v.bounds, t.accent),
-                                              icons.check(c, v.bounds, t.on_accent))))
+                          paint=icons.disc(icons.check, t.accent, t.on_accent)))
         views.append(Label((0, y + u(290), ctx.w, y + u(380)), "Thank you for your order!", u(56), t.text,
                            align="center", bold=True))
         if order is not None:
