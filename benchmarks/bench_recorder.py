@@ -17,7 +17,7 @@ import argparse
 import statistics
 import tempfile
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont
@@ -56,27 +56,23 @@ def photo_frames(n: int) -> list[Image.Image]:
 
 
 def step(i: int) -> Step:
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     return Step(index=i, started_at=now, ended_at=now, thought="bench", action={"type": "tap", "x": 1, "y": 1})
 
 
-def run_recorder(frames: list[Image.Image], steps: int, pace: float, out: Path) -> tuple[list[float], int, float]:
-    ep = Episode(task="bench", timings=Timings(started_at=datetime.now(timezone.utc)))
+def run_recorder(frames: list[Image.Image], steps: int, pace: float, out: Path) -> tuple[list[float], int]:
+    ep = Episode(task="bench", timings=Timings(started_at=datetime.now(UTC)))
     rec = Recorder(out, ep)
     waits = []
-    t0 = time.perf_counter()
     for i in range(steps):
         if pace:
             time.sleep(pace)
         t = time.perf_counter()
         rec.record_step(step(i), frames[i % len(frames)])
         waits.append(time.perf_counter() - t)
-    t = time.perf_counter()
     rec.finish("success")
-    drain = time.perf_counter() - t
-    total = time.perf_counter() - t0
     size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
-    return waits, size, total + drain * 0
+    return waits, size
 
 
 def run_sync(frames: list[Image.Image], steps: int, out: Path) -> tuple[list[float], int]:
@@ -105,8 +101,8 @@ def main() -> None:
         steps = args.steps
         with tempfile.TemporaryDirectory() as tmp:
             sync_w, sync_b = run_sync(frames, steps, Path(tmp) / "sync")
-            back_w, back_b, _ = run_recorder(frames, steps, 0.0, Path(tmp) / "rec")
-            paced_w, paced_b, _ = run_recorder(frames, steps, pace, Path(tmp) / "paced")
+            back_w, back_b = run_recorder(frames, steps, 0.0, Path(tmp) / "rec")
+            paced_w, paced_b = run_recorder(frames, steps, pace, Path(tmp) / "paced")
         sync_med = statistics.median(sync_w)
         for mode, w, b in (
             ("sync png (level 6)", sync_w, sync_b),
