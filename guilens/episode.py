@@ -29,6 +29,8 @@ from typing import Any, Literal
 from PIL import Image
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from guilens.png import FrameEncoder
+
 SCHEMA_VERSION = 1
 
 Status = Literal["running", "success", "failure", "timeout", "error", "aborted", "interrupted", "blocked"]
@@ -178,29 +180,17 @@ def _atomic_write(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-def encode_png(img: Image.Image, path: Path) -> int:
+def encode_png(img: Image.Image, path: Path, encoder: FrameEncoder | None = None) -> int:
     """Write `img` losslessly and small; return the bytes written.
 
-    UI screens usually have few colours: those go out as an exact palette PNG,
-    about half the size of the same pixels as RGB. Screens with many colours
-    (photos, video) barely compress, so they get zlib's fastest level: levels
-    above 1 cost seven times the time there for a tenth off the size.
+    A recorder passes its own `FrameEncoder`, so bands of rows that did not
+    change since an earlier step of the episode are not compressed again.
     """
-    if img.mode not in ("RGB", "P", "L"):
-        img = img.convert("RGB")
-    out, level = img, 6
-    if img.mode == "RGB":
-        colors = img.getcolors(256)
-        if colors is not None:
-            out = img.quantize(colors=len(colors), method=Image.Quantize.MAXCOVERAGE, dither=Image.Dither.NONE)
-            if out.convert("RGB").tobytes() != img.tobytes():  # the quantizer is exact here in practice; make sure
-                out = img
-        elif img.getcolors(8192) is None:
-            level = 1
+    data = (encoder or FrameEncoder()).encode(img)
     tmp = path.with_name(f".{path.name}.tmp")
-    out.save(tmp, format="PNG", compress_level=level)
+    tmp.write_bytes(data)
     os.replace(tmp, path)
-    return path.stat().st_size
+    return len(data)
 
 
 class Recorder:
@@ -218,6 +208,7 @@ class Recorder:
         # Encoders run in parallel (Pillow releases the GIL while compressing); one writer
         # thread takes their results in step order, so lines land in order after their PNGs.
         self._pool = ThreadPoolExecutor(max_workers=encoders, thread_name_prefix="png")
+        self._encoder = FrameEncoder()
         self._error: BaseException | None = None
         self._steps_file = open(self.dir / "steps.jsonl", "a", encoding="utf-8")  # noqa: SIM115
         self._writer = threading.Thread(target=self._drain, name=f"recorder-{self.dir.name}", daemon=True)
@@ -238,7 +229,7 @@ class Recorder:
             step.ui = f"ui/{step.index:04d}.xml"
         self.steps.append(step)
         self.episode.steps = len(self.steps)
-        png = None if screenshot is None else self._pool.submit(encode_png, screenshot, self.dir / step.screen)
+        png = None if screenshot is None else self._pool.submit(encode_png, screenshot, self.dir / step.screen, self._encoder)
         self._queue.put(("step", step, png, ui_xml))
 
     def update_step(self, step: Step) -> None:
@@ -261,7 +252,7 @@ class Recorder:
         ep = self.episode
         if final_screen is not None:
             ep.final_screen = self.screen_path(len(self.steps))
-            self._queue.put(("image", self._pool.submit(encode_png, final_screen, self.dir / ep.final_screen)))
+            self._queue.put(("image", self._pool.submit(encode_png, final_screen, self.dir / ep.final_screen, self._encoder)))
             if final_ui is not None:
                 self._queue.put(("text", final_ui, f"ui/{len(self.steps):04d}.xml"))
         if final_state is not None:
