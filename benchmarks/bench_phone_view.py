@@ -37,13 +37,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 # console downgrades every colour to the 16-colour palette, which is slow and not what anyone sees.
 os.environ.setdefault("COLORTERM", "truecolor")
 
-from PIL import Image, ImageDraw, ImageFont  # noqa: E402
-from textual._compositor import CompositorUpdate  # noqa: E402
-from textual.app import App, ComposeResult  # noqa: E402
-from textual.containers import Horizontal  # noqa: E402
+from PIL import Image, ImageDraw, ImageFont
+from textual._compositor import CompositorUpdate
+from textual.app import App, ComposeResult
+from textual.containers import Horizontal
 
-from guilens.screens.widgets.halfcell import fit_image, shrink  # noqa: E402
-from guilens.screens.widgets.phone import PhoneView  # noqa: E402
+from guilens.screens.widgets.halfcell import fit_image, shrink
+from guilens.screens.widgets.phone import PhoneView
 
 
 def sim_frames(n: int) -> list[Image.Image] | None:

@@ -6,16 +6,30 @@ from pathlib import Path
 
 import pytest
 
+from guilens.agents.base import AgentContext
+from guilens.agents.oracle import OracleAgent
 from guilens.scenarios.loader import load_builtin
+from guilens.scenarios.model import TEMPLATE
 from tests.runner_helpers import SMALL, run
 
 CASES = [(s.id, level) for s in load_builtin() if s.device == "sim" for level in s.levels]
 
 
+class SeeingOracle(OracleAgent):
+    """The oracle, keeping the instruction each attempt gave it."""
+
+    told: dict[str, str] = {}
+
+    def reset(self, context: AgentContext) -> None:
+        SeeingOracle.told[context.task.id] = context.instruction
+        super().reset(context)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(("scenario", "level"), CASES)
 def test_oracle_solves_every_builtin_task(scenario: str, level: str, tmp_path: Path):
-    result = run(scenario, tmp_path / "runs", agent="oracle", user="oracle", level=level, screen=SMALL)
+    SeeingOracle.told = {}
+    result = run(scenario, tmp_path / "runs", agent=SeeingOracle, user="oracle", level=level, screen=SMALL)
     failed = {t: (r.status, r.attempts[-1].error or getattr(r.attempts[-1], "outcome_reason", ""))
               for t, r in result.tasks.items() if r.status != "success"}
     assert not failed, failed
@@ -23,6 +37,9 @@ def test_oracle_solves_every_builtin_task(scenario: str, level: str, tmp_path: P
         ep = r.attempts[0]
         assert len(ep.milestones) == ep.milestones_total
         assert ep.steps <= ep.budget
+        # what the agent was told and what the episode says it was told: no `{slot}` left (L0 states the slots)
+        assert not TEMPLATE.search(ep.instruction), (r.task, ep.instruction)
+        assert SeeingOracle.told[r.task] == ep.instruction
 
 
 def test_demo_headless(tmp_path: Path, monkeypatch):

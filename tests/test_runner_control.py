@@ -139,11 +139,13 @@ def test_take_over_and_hand_back(files, tmp_path):
     ev.on_step = on_step  # type: ignore[method-assign]
     result = runner.run()
     steps = read_steps(result.run_dir / "budget" / "attempt-1")
-    # the oracle does not know what the person did: it goes on with its own plan
-    assert [s["by"] for s in steps] == ["agent", "human", "agent", "agent"]
+    # the person did the oracle's next step (tap Budget): it counts it as played and answers
+    assert [s["by"] for s in steps] == ["agent", "human", "agent"]
     assert len(prompts) == 2 and "no element on this screen matches 'Budgte'" in prompts[1]
     assert steps[1]["action"]["type"] == "tap" and steps[1]["target"]["label"].startswith("Budget")
     assert steps[1]["device_result"] == "opened note 'Budget'"
+    assert steps[2]["action"] == {"type": "answer", "text": "42 dollars"}
+    assert steps[2]["memory"]["stm"][-1] == "a person took over: tap \"Budget\": opened note 'Budget'"
     ep = result.tasks["budget"].attempts[0]
     assert ep.human_steps == 1 and ep.status == "success"
 
@@ -237,3 +239,89 @@ def test_disconnect_pauses_until_resumed_in_the_tui(files, tmp_path):
     thread.join(20)
     ep = box["r"].tasks["budget"].attempts[0]
     assert ep.status == "success" and ep.steps == 3 and ep.error is None
+
+
+class PickyPhone(FlakyPhone):
+    """A phone that cannot open apps by name (some launchers cannot)."""
+
+    def act(self, action):
+        from guilens.device.base import UnsupportedAction
+
+        if action.type == "open_app":
+            raise UnsupportedAction("adb:FAKE cannot open apps by name", fix="tap the launcher icon")
+        return self._sim.act(action)
+
+
+def test_an_action_the_phone_refuses_is_an_error_step(files, tmp_path):
+    plan = plan_run(f"{files[0]}:budget", devices=[PickyPhone()], out=tmp_path / "runs", settings=Settings())
+    result = Runner(plan).run()
+    ep = result.tasks["budget"].attempts[0]
+    steps = read_steps(result.run_dir / "budget" / "attempt-1")
+    assert steps[0]["error"] == "adb:FAKE cannot open apps by name (tap the launcher icon)"
+    assert "rejected (adb:FAKE cannot open apps by name" in steps[1]["memory"]["stm"][0]  # the agent was told
+    assert ep.status == "failure"  # the oracle cannot go on from the launcher, and says so
+
+
+RESET_YAML = """\
+id: realish
+device: any
+tasks:
+  - id: broken-reset
+    apps: [settings]
+    reset: ["pm clear com.nope"]
+    instruction: {L0: "Go to the home screen."}
+    difficulty: 1
+    golden_steps: 1
+    reference: [home]
+  - id: fine
+    apps: [settings]
+    instruction: {L0: "Go to the home screen."}
+    difficulty: 1
+    golden_steps: 1
+    reference: [home]
+"""
+
+
+class RealishPhone:
+    """A phone the way adb looks to the runner: no sim setup, reset by shell steps, no snapshots."""
+
+    def __init__(self) -> None:
+        from guilens.device.sim import SimDevice
+
+        self._sim = SimDevice()
+        self.name = "adb:FAKE"
+        self.resets: list[list[str]] = []
+
+    def __getattr__(self, name):
+        if name in ("load_setup",):
+            raise AttributeError(name)
+        return getattr(self._sim, name)
+
+    def reset(self, steps=None):
+        from guilens.device.base import DeviceError
+
+        self.resets.append(list(steps or []))
+        if steps:
+            raise DeviceError(f"reset step `{steps[0]}` failed: Unknown package")
+
+    def snapshot(self):
+        return None
+
+    def state(self):
+        return None
+
+
+def test_a_task_whose_reset_fails_is_an_error_and_the_run_goes_on(tmp_path):
+    path = tmp_path / "realish.yaml"
+    path.write_text(RESET_YAML)
+    phone = RealishPhone()
+    plan = plan_run(str(path), devices=[phone], out=tmp_path / "runs", settings=Settings(), attempts=2)
+    result = Runner(plan).run()
+    broken, fine = result.tasks["broken-reset"], result.tasks["fine"]
+    assert broken.status == "error" and len(broken.attempts) == 1
+    assert broken.attempts[0].error == "device: setting up the task failed: reset step `pm clear com.nope` failed: Unknown package"
+    reader = EpisodeReader(result.run_dir / "broken-reset" / "attempt-1")
+    assert reader.episode.status == "error" and len(reader) == 0
+    # no snapshot on a real phone: each attempt starts from the task's reset steps (none for `fine`)
+    assert fine.attempts[0].device == "adb:FAKE" and phone.resets == [["pm clear com.nope"], []]
+    assert fine.attempts[0].decided_by == "agent"  # a milestone without a check: rules cannot decide

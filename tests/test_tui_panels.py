@@ -3,12 +3,12 @@ and the person's controls (element list, command line)."""
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
+import tui_helpers
 from textual.app import App, ComposeResult
 from textual.widget import Widget
 
-import tui_helpers
 from guilens.episode import Ask, LTMEntry, Memory, Step
 from guilens.screens.widgets.human import CommandLine, CommandMessage, HumanPanel, elements_of
 from guilens.screens.widgets.memory import MemoryView, diff_memory, render_memory
@@ -18,7 +18,7 @@ from guilens.screens.widgets.status import StatusLine
 from guilens.screens.widgets.trace import TraceView
 from guilens.screens.widgets.verdict import render_verdict, steps_text
 
-T0 = datetime(2025, 1, 20, 9, 0, tzinfo=timezone.utc)
+T0 = datetime(2025, 1, 20, 9, 0, tzinfo=UTC)
 
 
 def step(i: int, **kw: object) -> Step:
@@ -49,7 +49,7 @@ def test_step_text_has_thought_action_result_user_turn_error_and_milestones() ->
              ask=Ask(question="Which size?", answer="M", answered_by="human", suggested="L"),
              error="element 9 does not exist", milestones=["cart"], by="human", annotations=["cart open"])
     text = render_step(s, {"cart": "The cart is open"}).plain
-    for part in ("step 3", "human", "Open the [cart]", "tap 5 6", "Tap the cart", "before: the list opened",
+    for part in ("step 3", "human", "Open the [cart]", "tap 5 6", "Tap the cart", "last action: the list opened",
                  "? Which size?", "← M", "suggested: L", "✗ element 9 does not exist", "★ cart",
                  "The cart is open", "✎ cart open"):
         assert part in text, part

@@ -5,10 +5,10 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+import tui_helpers  # noqa: F401  (pins the cell size)
 from PIL import Image, ImageDraw
 from textual.app import App, ComposeResult
 
-import tui_helpers  # noqa: F401  (pins the cell size)
 from guilens.screens.widgets.halfcell import (
     HalfcellFrame,
     OverlayColors,

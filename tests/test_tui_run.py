@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import tui_helpers
+
 from guilens.episode import EpisodeReader
 from guilens.screens.app import GuilensApp
 from guilens.screens.modals import AskUserScreen, ConfirmScreen, HelpScreen, PromptScreen
@@ -116,12 +117,15 @@ async def test_pause_holds_the_run_and_n_runs_exactly_one_step(tmp_path: Path) -
         await wait_for(pilot, lambda: isinstance(app.screen, AskUserScreen))
         await pilot.press("enter")
         await wait_for(pilot, lambda: app.screen is screen)
-        at_press = len(screen.steps)
         await pilot.press("space")  # pause: the step in flight ends, no other starts
+        await wait_for(pilot, lambda: screen.control.paused, timeout=3, what="the pause")
+        recorded = factory.made[0].recorder.steps  # the runner's own count: the screen's may lag
+        at_press = len(recorded)
         await pilot.pause(1.0)
-        held = len(screen.steps)
+        held = len(recorded)
         await pilot.pause(1.0)
-        assert len(screen.steps) == held <= at_press + 1 and held < len(script) and screen.state == "paused"
+        assert len(recorded) == held <= at_press + 1 and held < len(script)
+        assert len(screen.steps) == held and screen.state == "paused"
         await pilot.press("space")
         await wait_for(pilot, lambda: screen.finished)
     assert EpisodeReader(factory.made[0].dir).episode.status == "success"

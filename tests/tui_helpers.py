@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -216,3 +216,45 @@ def make_episode(out: Path, **kwargs: Any) -> Path:
 
 def solid(size: tuple[int, int] = (1080, 2400), color: tuple[int, int, int] = (30, 120, 200)) -> Image.Image:
     return Image.new("RGB", size, color)
+
+
+def make_fixed_episode(out: Path) -> Path:
+    """The note script recorded with fixed times and costs, for snapshots: every byte the same
+    on every run (the sim is deterministic; the clock is not used)."""
+    from datetime import timedelta
+
+    from guilens.device.sim import SimDevice
+
+    t0 = datetime(2025, 1, 20, 9, 0, tzinfo=UTC)
+    dev = SimDevice()
+    ep = Episode(run_id="snap-run", task="note", scenario="demo", instruction="Write a note for me", level="L1",
+                 agent="scripted", user="oracle", device="sim", screen_size=dev.size, budget=10,
+                 milestones_total=len(MILESTONES), timings=Timings(started_at=t0))
+    d = out / "snap-run" / "note" / "attempt-1"
+    rec = Recorder(d, ep)
+    for i, s in enumerate(NOTE_SCRIPT):
+        obs = dev.observe()
+        action = parse_command(s.command, obs.size)
+        target, ask, result = None, None, ""
+        if isinstance(action, AskUser):
+            ask = Ask(question=action.question, answer=s.suggestion, answered_by="oracle")
+            result = f"the user answered: {s.suggestion}"
+        elif not isinstance(action, Finish):
+            action, target = resolve_action(action, obs)
+            result = dev.act(action)
+        rec.record_step(Step(
+            index=i, started_at=t0 + timedelta(seconds=2 * i), ended_at=t0 + timedelta(seconds=2 * i + 1),
+            app=obs.app, clock=obs.clock, thought=s.thought, action=action.model_dump(exclude_none=True),
+            target=target, action_description=s.description, action_result=s.result,
+            memory=Memory(stm=s.stm, ltm=[LTMEntry(app=a, content=c, step=i) for a, c in s.ltm]),
+            ask=ask, milestones=s.milestones, device_result=result,
+            usage=Usage(input_tokens=1200, output_tokens=80, cost_usd=0.0042),
+        ), obs.screenshot, obs.ui_xml)
+        ep.milestones += [MilestoneHit(id=m, step=i, text=MILESTONES[m]) for m in s.milestones]
+    final = dev.observe()
+    rec.finish("success", final_screen=final.screenshot, final_ui=final.ui_xml)
+    ep.timings.ended_at = t0 + timedelta(seconds=10)
+    ep.timings.duration_s = 10.0
+    ep.pid = None
+    rec.write_episode()
+    return d

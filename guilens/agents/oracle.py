@@ -10,20 +10,44 @@ replaced within an app and appended across apps (CoM, Algorithm 1).
 When the reference cannot go on (an element it names is not on screen, because
 the phone is not where the expert expected), the oracle gives up with
 `finish failure` and says why in its thought, rather than tapping blindly.
+
+After a person took the controls and handed them back, the oracle finds its
+place again before going on (`_Resync`):
+- the person's steps that are the reference's next steps (same app opened, same
+  element tapped, same text typed, the same question asked) count as played, so
+  it does not do them twice;
+- if the person then went elsewhere, the app they took over in is where the plan
+  goes on: the oracle reopens it once (an app resumes where it was left);
+- if the reference's next element is still not on screen, the oracle has lost its
+  place and finishes with `failure`, saying so, rather than tapping blindly.
 """
 
 from __future__ import annotations
 
 from collections import deque
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from guilens.actions import Finish
+from guilens.actions import Finish, OpenApp
 from guilens.agents.base import AgentContext, AgentStep, StepInput
 from guilens.episode import LTMEntry, Memory
 
 if TYPE_CHECKING:
     from guilens.config import Settings
+    from guilens.device.base import Observation
     from guilens.episode import Episode
+
+
+@dataclass
+class _Resync:
+    """Finding the plan's place again after a take-over."""
+
+    app: str | None
+    """The app the person took over in, when they then left the plan (where the plan goes on); None if
+    they only did the plan's own steps (the plan fits as it is)."""
+    followed: int = 0
+    """Reference steps the person did for the oracle."""
+    reopened: bool = False
 
 
 class OracleAgent:
@@ -37,6 +61,9 @@ class OracleAgent:
         self.stm: deque[str] = deque(maxlen=self.stm_size)
         self.ltm: list[LTMEntry] = []
         self._last = ""
+        self._own: int | None = None
+        """The index of the oracle's own last step (a person's steps come after it)."""
+        self._resync: _Resync | None = None
         self.gave_up: str | None = None
 
     def reset(self, context: AgentContext) -> None:
@@ -49,6 +76,8 @@ class OracleAgent:
         self.stm = deque(maxlen=self.stm_size)
         self.ltm = [e.model_copy() for e in context.ltm]
         self._last = ""
+        self._own = None
+        self._resync = None
         self.gave_up = None
 
     def _memory(self) -> Memory:
@@ -63,31 +92,26 @@ class OracleAgent:
             self.ltm.append(entry)
 
     def step(self, inp: StepInput) -> AgentStep:
+        assert self.player is not None, "reset() first"
+        out = self._step(inp)
+        self._own = inp.index
+        return out
+
+    def _step(self, inp: StepInput) -> AgentStep:
         from guilens.scenarios.reference import ReferenceError
 
-        assert self.player is not None, "reset() first"
-        result = ""
-        if inp.index > 0 and self._last:
-            if inp.last_error:
-                result = f"{self._last}: rejected ({inp.last_error})"
-            elif inp.user_answer is not None:
-                result = f"{self._last}: the user said {inp.user_answer!r}"
-                self.player.answered(inp.user_answer)
-            else:
-                result = f"{self._last}: {inp.last_result or 'done'}"
-            self.stm.append(result)
+        since = -1 if self._own is None else self._own
+        people = [h for h in inp.history if h.get("index", -1) > since and h.get("by") == "human"]
+        result = self._caught_up(inp, people) if people else self._noted(inp)
+        if self._resync is not None:
+            move = self._resynchronise(inp.observation, result)
+            if move is not None:
+                return move
         try:
             ra = self.player.next_step(inp.observation)
         except ReferenceError as err:
-            self.gave_up = str(err)
-            self._last = "finish failure"
-            return AgentStep(
-                action=Finish(status="failure"),
-                thought=f"The screen is not what the reference expects, so I stop: {err}",
-                description="give up: the reference cannot go on from this screen",
-                action_result=result,
-                memory=self._memory(),
-            )
+            return self._give_up(f"The screen is not what the reference expects, so I stop: {err}", str(err),
+                                 "give up: the reference cannot go on from this screen", result)
         if ra is None:
             self._last = "finish"
             return AgentStep(action=Finish(status="success"), thought="The reference is played out.",
@@ -103,6 +127,116 @@ class OracleAgent:
             memory=self._memory(),
         )
 
+    def _give_up(self, thought: str, why: str, description: str, result: str) -> AgentStep:
+        self.gave_up = why
+        self._last = "finish failure"
+        return AgentStep(action=Finish(status="failure"), thought=thought, description=description,
+                         action_result=result, memory=self._memory())
+
+    # -- what came of the last step ------------------------------------------------------------
+    def _noted(self, inp: StepInput) -> str:
+        """The STM entry for the oracle's own previous action (its result comes with this step)."""
+        if inp.index == 0 or not self._last:
+            return ""
+        if inp.last_error:
+            result = f"{self._last}: rejected ({inp.last_error})"
+        elif inp.user_answer is not None:
+            result = f"{self._last}: the user said {inp.user_answer!r}"
+            self.player.answered(inp.user_answer)
+        else:
+            result = f"{self._last}: {inp.last_result or 'done'}"
+        self.stm.append(result)
+        return result
+
+    def _caught_up(self, inp: StepInput, people: list[dict[str, Any]]) -> str:
+        """A person had the controls since the oracle's last step: note what they did, count the
+        reference steps they did as played, and start finding the plan's place again."""
+        result = ""
+        own = next((h for h in inp.history if h.get("index") == self._own), None)
+        if own is not None and self._last:
+            if own.get("error"):
+                result = f"{self._last}: rejected ({own['error']})"
+            elif own.get("question") is not None:
+                result = f"{self._last}: the user said {own.get('answer')!r}"
+                self.player.answered(own.get("answer") or "")
+            else:
+                result = f"{self._last}: {own.get('result') or 'done'}"
+            self.stm.append(result)
+        followed, left_at = 0, None
+        for h in people:
+            outcome = f"rejected ({h['error']})" if h.get("error") else (
+                f"the user said {h.get('answer')!r}" if h.get("question") is not None else h.get("result") or "done")
+            result = f"a person took over: {h.get('description') or 'an action'}: {outcome}"
+            self.stm.append(result)
+            if h.get("error") or left_at is not None:
+                continue  # a rejected action changed nothing; after leaving the plan, nothing more counts
+            if self._follow(h):
+                followed += 1
+            else:
+                left_at = h
+        self._resync = _Resync(app=(left_at.get("app") or None) if left_at is not None else None, followed=followed)
+        return result
+
+    def _follow(self, h: dict[str, Any]) -> bool:
+        """If the person's step is the reference's next one, count it as played (its facts remembered)."""
+        from guilens.scenarios.reference import ReferenceError
+
+        try:
+            ra = self.player.peek(None)
+        except ReferenceError:
+            return False
+        if ra is None or not _same_step(ra, h):
+            return False
+        ra = self.player.next_step(None)
+        for spec in ra.remember:
+            self._remember(spec.app, spec.content, int(h.get("index", 0)))
+        if h.get("question") is not None:
+            self.player.answered(h.get("answer") or "")
+        return True
+
+    # -- finding the place again ----------------------------------------------------------------
+    def _resynchronise(self, obs: Observation, result: str) -> AgentStep | None:
+        """After a take-over: a step that gets back to the plan, a clear give-up, or None to go on."""
+        from guilens.scenarios.checks import app_matches
+        from guilens.scenarios.reference import ReferenceError
+
+        rs = self._resync
+        assert rs is not None
+        problem = None
+        try:
+            ra = self.player.peek(obs)
+        except ReferenceError as err:
+            ra, problem = None, str(err)
+        if problem is None and (ra is None or isinstance(ra.action, OpenApp)):
+            self._resync = None  # played out, or the next step opens its app anyway
+            return None
+        away = rs.app is not None and not app_matches(rs.app, obs.app)
+        done = f" (the person did {rs.followed} of my steps)" if rs.followed else ""
+        if away and not rs.reopened:
+            rs.reopened = True
+            self._last = f"open {rs.app}"
+            return AgentStep(
+                action=OpenApp(app=rs.app),  # type: ignore[arg-type]
+                thought=f"After the take-over the phone shows {obs.app or 'another screen'}, but my plan goes on "
+                        f"in {rs.app}, where the person took over{done}: I reopen it to get back to my place.",
+                description=f"re-sync: reopen {rs.app}",
+                action_result=result,
+                memory=self._memory(),
+            )
+        if problem is not None or away:
+            where = f" in {rs.app}" if rs.app else ""
+            why = problem or f"the phone shows {obs.app}, not {rs.app}"
+            return self._give_up(
+                f"I lost my place after the take-over{done}: the reference's next step{where} cannot be played "
+                f"here ({why}){', even after reopening ' + str(rs.app) if rs.reopened else ''}. "
+                f"I stop rather than tap blindly.",
+                f"lost its place after a take-over: {why}",
+                "give up: lost my place after the take-over",
+                result,
+            )
+        self._resync = None
+        return None
+
     def lessons(self, episode: Episode, steps: list[Any]) -> list[str]:
         """What went wrong, for the next attempt's record (the oracle itself plays the same way)."""
         if self.gave_up:
@@ -110,3 +244,39 @@ class OracleAgent:
         if episode.status == "timeout":
             return [f"attempt {episode.attempt}: ran out of steps ({episode.budget}); stay on the reference path"]
         return []
+
+
+def _same_step(ra: Any, h: dict[str, Any]) -> bool:
+    """Whether a person's recorded step did what the reference's next action would."""
+    from guilens.scenarios.checks import app_matches
+
+    act = h.get("action") or {}
+    a = ra.action
+    if act.get("type") != a.type:
+        return False
+    match a.type:
+        case "open_app":
+            other = str(act.get("app", ""))
+            return app_matches(a.app, other) or app_matches(other, a.app)
+        case "type":
+            return act.get("text") == a.text
+        case "key":
+            return act.get("key") == a.key
+        case "tap" | "long_press":
+            return ra.target is not None and _names(ra.target, h.get("target") or {})
+        case "ask_user":
+            return h.get("question") is not None
+        case "wait":
+            return True
+    return False  # a swipe: where it went cannot be told from the record
+
+
+def _names(selector: str, target: dict[str, Any]) -> bool:
+    """Whether the element a person's step resolved to is the one a reference selector names."""
+    sel = selector.strip().casefold()
+    kind, _, value = sel.partition(":")
+    if kind == "id" and value:
+        rid = str(target.get("resource_id") or "").casefold()
+        return bool(rid) and value in (rid, rid.rpartition("/")[2])
+    said = [str(target.get(k) or "").strip().casefold() for k in ("selector", "label")]
+    return sel in said

@@ -8,6 +8,7 @@ exit status is 0 when the run completed, whatever its episodes' outcomes.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -60,7 +61,7 @@ def _tui() -> Any:
 
 def execute(plan: RunPlan, *, headless: bool, thoughts: bool = False) -> int:
     """Run a plan to the end; return the exit status."""
-    if not headless:
+    if not headless and sys.stdin.isatty() and sys.stdout.isatty():  # no terminal, no TUI: print instead
         run_tui = _tui()
         if run_tui is not None:
             code = run_tui(plan)

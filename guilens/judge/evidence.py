@@ -44,6 +44,7 @@ class Evidence:
     """Template values for the task (slots answered, values from earlier tasks of a sequence)."""
     task_origin: str = ""
     """Where the task definition came from (the run's copy, the built-in pack, ...)."""
+    _states: dict[str, dict[str, Any] | None] = field(default_factory=dict, repr=False)
 
     @property
     def episode(self) -> Any:
@@ -79,6 +80,36 @@ class Evidence:
         """The last `k` screens, final one included (MemGUI-Eval's triage composite)."""
         top = self.last_screen
         return [i for i in range(max(0, top - k + 1), top + 1) if self.screen_exists(i)]
+
+    # -- app state ---------------------------------------------------------------------------
+
+    @cached_property
+    def has_step_states(self) -> bool:
+        """The runner recorded the app state behind the screens (`state/NNNN.json`, newer sim episodes)."""
+        return any((s.model_extra or {}).get("state") for s in self.steps)
+
+    def state(self, i: int) -> dict[str, Any] | None:
+        """The app state behind screen i: step i's `state` file, or `final_state.json` for the final
+        screen; None where none was recorded (a real phone, no check needed it, an older episode)."""
+        if i == self.n:
+            return self.reader.final_state()
+        if not 0 <= i < self.n:
+            return None
+        rel = (self.steps[i].model_extra or {}).get("state")
+        if not isinstance(rel, str):
+            return None
+        return self._state_file(rel)
+
+    def _state_file(self, rel: str) -> dict[str, Any] | None:
+        cache = self._states
+        if rel not in cache:  # steps that left the phone alone share one file
+            path = self.reader.dir / rel
+            try:
+                data = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, ValueError):  # missing (a writer killed mid-step) or damaged: not recorded
+                data = None
+            cache[rel] = data if isinstance(data, dict) else None
+        return cache[rel]
 
     def screen_exists(self, i: int) -> bool:
         if i == self.n:

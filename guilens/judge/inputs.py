@@ -1,10 +1,15 @@
 """What the judge reads besides the episode: its task, and the hash that keys a verdict.
 
-The task comes from the run directory's own copy when the runner left one
-(`task.json` beside the attempt, or `scenario.json`/`scenario.yaml` at the run
-root), because the built-in or on-disk scenario may have changed since the run;
-otherwise from the scenario the episode names. Template values (slots, values
-flowing from earlier tasks of a sequence) come from `episode.json`'s `values`.
+The task comes from the run directory's own copy when there is one (the runner
+writes `scenario.json` at the run root, `guilens.run.store.save_scenario`; a
+`task.json` beside the attempt, or a `scenario.yaml`, are read too), because the
+built-in or on-disk scenario may have changed since the run; otherwise from what
+the run was given (`run.json`'s target: a scenario file, or a built-in), else the
+built-in scenario the episode names. Template values come from `episode.json`'s `values`:
+the runner records every value it filled the task's templates with (the user's
+slots and the values flowing from earlier tasks of a sequence). An episode from
+before that field, in a sequence, gets the values the earlier tasks of its run
+handed on (`run.json`), else what they hand on when done right.
 
 The verdict key hashes every file the judge reads, the task definition, the
 values, the stage configuration and the prompt files: any change to any of
@@ -72,7 +77,8 @@ def resolve_task(reader: EpisodeReader) -> tuple[Any, Any, dict[str, str], str]:
     """
     ep = reader.episode
     extra = ep.model_extra or {}
-    values = {str(k): str(v) for k, v in (extra.get("values") or {}).items()}
+    recorded = extra.get("values")
+    values = {str(k): str(v) for k, v in (recorded or {}).items()}
     for path in _scenario_copies(reader.dir):
         try:
             scenario, task, copy_values = _read_copy(str(path), path.stat().st_mtime_ns)
@@ -80,18 +86,70 @@ def resolve_task(reader: EpisodeReader) -> tuple[Any, Any, dict[str, str], str]:
                 if task.id == ep.task:
                     return None, task, {**copy_values, **values}, str(path)
             elif scenario.id == ep.scenario or not ep.scenario:
-                return scenario, scenario.task(ep.task), values, str(path)
+                task = scenario.task(ep.task)
+                if recorded is None:
+                    values = {**_sequence_values(reader, scenario, task), **values}
+                return scenario, task, values, str(path)
         except Exception as err:  # a damaged copy: fall back to the scenario itself
             log.warning("ignoring %s: %s", path, err)
     if ep.scenario:
-        try:
-            from guilens.scenarios.loader import find_task
+        found = _run_target(reader)
+        if found is None:
+            try:
+                from guilens.scenarios.loader import find_task
 
-            scenario, task = find_task(f"{ep.scenario}:{ep.task}")
-            return scenario, task, values, ep.scenario
-        except Exception as err:
-            return None, None, values, f"not found ({err})"
+                scenario, task = find_task(f"{ep.scenario}:{ep.task}")
+            except Exception as err:
+                return None, None, values, f"not found ({err})"
+            found = scenario, task, ep.scenario
+        scenario, task, origin = found
+        if recorded is None:
+            values = {**_sequence_values(reader, scenario, task), **values}
+        return scenario, task, values, origin
     return None, None, values, "the episode names no scenario"
+
+
+def _run_target(reader: EpisodeReader) -> tuple[Any, Any, str] | None:
+    """The scenario as the run was asked for it (`run.json`'s `target`: a file, or a built-in id),
+    when it holds the episode's task: a run from before `scenario.json` of a scenario file."""
+    ep = reader.episode
+    try:
+        target = json.loads((reader.dir.parent.parent / "run.json").read_text(encoding="utf-8")).get("target")
+    except (OSError, ValueError, AttributeError):
+        return None
+    if not isinstance(target, str) or not target:
+        return None
+    try:
+        from guilens.scenarios.loader import find_task
+
+        scenario, _ = find_task(target)
+        if scenario.id != ep.scenario:
+            return None
+        return scenario, scenario.task(ep.task), target
+    except Exception:  # moved, deleted or broken since the run: the episode's scenario id is next
+        return None
+
+
+def _sequence_values(reader: EpisodeReader, scenario: Any, task: Any) -> dict[str, str]:
+    """For an episode that predates `values`: what the earlier tasks of its day handed on.
+
+    `run.json` records the values each task of a sequence run handed on; tasks it
+    does not cover (replayed before the first selected one) count as done right.
+    """
+    if scenario.kind != "sequence":
+        return {}
+    out = scenario.expected_values(task)
+    run_json = reader.dir.parent.parent / "run.json"
+    try:
+        results = json.loads(run_json.read_text(encoding="utf-8")).get("results", {})
+    except (OSError, ValueError, AttributeError):
+        return out
+    for t in scenario.tasks:
+        if t.id == task.id:
+            break
+        got = results.get(t.id, {}).get("values") if isinstance(results.get(t.id), dict) else None
+        out.update({str(k): str(v) for k, v in (got or {}).items()})
+    return out
 
 
 # --- the content hash ------------------------------------------------------------------------------
@@ -102,7 +160,7 @@ def episode_hash(attempt_dir: Path) -> str:
     h = hashlib.sha256()
     root = Path(attempt_dir)
     files = [p for p in root.rglob("*") if p.is_file() and not p.name.startswith(".")
-             and p.name != "verdict.json" and p.relative_to(root).parts[0] in ("screens", "ui", "episode.json",
+             and p.name != "verdict.json" and p.relative_to(root).parts[0] in ("screens", "ui", "state", "episode.json",
                                                                                "steps.jsonl", "final_state.json")]
     for p in sorted(files):
         h.update(p.relative_to(root).as_posix().encode() + b"\0")

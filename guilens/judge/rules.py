@@ -3,14 +3,18 @@
 The checks are the scenario's (`guilens.scenarios.checks`), the same ones the
 runner evaluates live; this stage only rebuilds their inputs from the
 attempt directory: the UI tree of every screen, the foreground app of every
-step, the app state at the end (sim episodes write `final_state.json`) and the
-answer the agent had given by each point. Screen i's context is the moment
-after i actions, so a milestone first seen on screen i took i agent steps.
+step, the app state behind each screen (sim episodes: `state/NNNN.json`, named
+by the step line, and `final_state.json` for the final screen) and the answer
+the agent had given by each point. Screen i's context is the moment after i
+actions, so a milestone first seen on screen i took i agent steps.
 
-Replay sees the state only at the end, so a state milestone is reached, if at
-all, on the final screen; UI milestones are reached where they showed. What
-the rules cannot decide (a state check on a real phone, a milestone with no
-check, an answer left to the judge) comes back undecided, never guessed.
+The runner records the state of exactly the screens its live checks read it
+of, so the replay reaches every milestone at the step the run did, and MSR is
+exact. An older episode has the final state only: there a state milestone is
+reached, if at all, on the final screen, and its live step (`episode.json`'s
+milestones) says when it really was. What the rules cannot decide (a state
+check on a real phone, a milestone with no check, an answer left to the
+judge) comes back undecided, never guessed.
 
 An attempt that ran out of its step budget is a failure whatever its last
 screen shows (MemGUI-Bench's execution timeout): an agent that wanders onto
@@ -34,6 +38,14 @@ def _foreground(ui: UINode | None) -> str | None:
         if node.package:
             return node.package
     return None
+
+
+def _reads_state(task: object) -> bool:
+    """Whether any milestone check reads the app state (else the per-step files are not opened)."""
+    from guilens.scenarios.spec_checks import StateCheck, iter_checks
+
+    return any(isinstance(c, StateCheck) for m in task.all_milestones()  # type: ignore[attr-defined]
+               if m.check is not None for c in iter_checks(m.check))
 
 
 def rules_stage(ev: Evidence) -> tuple[StageResult, list[MilestoneState]]:
@@ -61,7 +73,8 @@ def _replay(ev: Evidence) -> tuple[StageResult, list[MilestoneState]]:
 
     if ev.task is None:
         return done("skipped", f"the task definition of {ev.episode.scenario}:{ev.episode.task} is not available"), []
-    state = ev.reader.final_state()
+    reads_state = _reads_state(ev.task)
+    state = ev.state(ev.n)
     contexts = []
     seen: list[int] = []
     bad_trees: list[int] = []
@@ -77,7 +90,8 @@ def _replay(ev: Evidence) -> tuple[StageResult, list[MilestoneState]]:
         answer = ev.answer_before(i)
         if i == ev.n and ev.episode.final_answer:
             answer = ev.episode.final_answer
-        ctx = CheckContext(ui=ui, app=app, state=state if i == ev.n else None, answer=answer)
+        here = state if i == ev.n else ev.state(i) if reads_state else None
+        ctx = CheckContext(ui=ui, app=app, state=here, answer=answer)
         if ui is not None or ctx.state is not None:
             seen.append(i)
         contexts.append(ctx)
@@ -86,10 +100,11 @@ def _replay(ev: Evidence) -> tuple[StageResult, list[MilestoneState]]:
 
     tracker, result = run_checks(ev.task, contexts, ev.values)
     undecided = {m.id for m in tracker.undecided()}
-    # Replay sees the app state only at the end, so a state milestone shows up on the final screen.
-    # The runner checked the state after every action: where both saw a milestone reached, its
-    # live step says when (an earlier screen), and the replay only confirms that it was.
-    live = {h.id: h.step + 1 for h in ev.episode.milestones}
+    # An older episode has the app state at the end only, so a state milestone shows up on the final
+    # screen. The runner checked the state after every action: where both saw a milestone reached,
+    # its live step says when (an earlier screen), and the replay only confirms that it was. With the
+    # state of every screen recorded, the replay itself is exact.
+    live = {} if ev.has_step_states else {h.id: h.step + 1 for h in ev.episode.milestones}
     states = []
     for m in tracker.milestones:
         reached_at = tracker.reached.get(m.id)
@@ -106,6 +121,7 @@ def _replay(ev: Evidence) -> tuple[StageResult, list[MilestoneState]]:
             for s in states
         ],
         "screens_with_ui": sum(1 for c in contexts if c.ui is not None),
+        "screens_with_state": sum(1 for c in contexts if c.state is not None),
         "final_state": state is not None,
         "answer": contexts[-1].answer,
     }

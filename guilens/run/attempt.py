@@ -10,7 +10,9 @@ step and the agent is told why on its next step; both cost a step of the budget.
 
 The observation taken after an action serves twice: for the milestone checks
 of that step and as what the agent sees next, so the loop observes once per
-step. Milestones are recorded on the step whose action reached them.
+step. Milestones are recorded on the step whose action reached them. The app
+state the checks read with it is recorded too (`state/NNNN.json`, see
+`guilens.run.statelog`), so the judge's replay reaches milestones where the run did.
 """
 
 from __future__ import annotations
@@ -23,10 +25,11 @@ from typing import TYPE_CHECKING, Any
 from guilens.actions import Action, ActionError, Answer, AskUser, Finish, parse_action, to_command
 from guilens.agents.base import AgentContext, AgentStep, StepInput, lessons_of
 from guilens.control import Cancelled, ObserverList, QuestionChannel, RunControl
-from guilens.device.base import DeviceDisconnected, DeviceError, Observation
+from guilens.device.base import DeviceDisconnected, DeviceError, Observation, UnsupportedAction
 from guilens.episode import Ask, Episode, Memory, MilestoneHit, Recorder, Step, Timings, Usage, now
 from guilens.run.resolve import resolve_action
-from guilens.run.types import AttemptOutcome, AttemptSpec, Feedback
+from guilens.run.statelog import StateLog
+from guilens.run.types import AttemptOutcome, AttemptSpec, Feedback, template_values
 from guilens.scenarios.checks import CheckContext, MilestoneTracker, success
 from guilens.scenarios.spec_checks import ElementCheck, ScreenTextCheck, StateCheck, iter_checks
 from guilens.users import UserContext
@@ -79,10 +82,11 @@ class AttemptRunner:
         self.control = control
         self.channel = channel
         self.pause_on_disconnect = pause_on_disconnect
-        task, scenario, values = spec.task, spec.scenario, spec.values
-        self.instruction = task.instruction_at(spec.level, values)
-        self.intent = task.instruction_at("L0", {**task.user.values, **values})
-        self.tracker = MilestoneTracker(task, dict(values))
+        task, scenario = spec.task, spec.scenario
+        self.values = template_values(task, spec.values)
+        self.instruction = task.instruction_at(spec.level, self.values)
+        self.intent = task.instruction_at("L0", self.values)
+        self.tracker = MilestoneTracker(task, dict(self.values))
         self._needs = {m.id: _needs(m.check) for m in self.tracker.milestones if m.check is not None}
         self.episode = Episode(
             run_id=spec.run_id,
@@ -102,7 +106,9 @@ class AttemptRunner:
             milestones_total=self.tracker.total,
             lessons=list(spec.lessons),
             timings=Timings(started_at=now()),
+            values=dict(self.values),  # the judge fills the task's templates with exactly these
         )
+        self.states = StateLog(spec.directory, lambda: self._device_call(self.device.state))
         self.recorder: Recorder | None = None
         self._lock = threading.Lock()
         self._pending_notes: list[str] = []
@@ -138,7 +144,7 @@ class AttemptRunner:
         """What the live checks need, and no more: the app state and the parsed UI tree are
         fetched only while a milestone not yet reached looks at them."""
         waiting = [self._needs[mid] for mid in self._needs if mid not in self.tracker.reached]
-        state = self._device_call(self.device.state) if any("state" in w for w in waiting) else None
+        state = self.states.fetch(obs) if any("state" in w for w in waiting) else None
         ui = obs.ui if any("ui" in w for w in waiting) else None
         return CheckContext(ui=ui, app=obs.app, state=state, answer=self.answer)
 
@@ -272,6 +278,9 @@ class AttemptRunner:
             action_result=astep.action_result, memory=astep.memory, usage=astep.usage,
             by="human" if human or getattr(self.agent, "is_human", False) else "agent",
         )
+        state = self.states.record(index, obs)  # what the checks read of the screen this step saw
+        if state is not None:
+            step.state = state  # type: ignore[attr-defined]
         fb.result, fb.error, fb.user_answer = "", None, None
         terminal, after = self._perform(step, astep, obs, fb)
         if astep.error and step.error is None:
@@ -296,8 +305,9 @@ class AttemptRunner:
         for mid in hits:
             self.obs.on_milestone(ep, mid, index)
         fb.history.append({
-            "index": index, "by": step.by, "action": step.action, "description": step.action_description,
-            "result": step.device_result, "error": step.error,
+            "index": index, "by": step.by, "app": step.app, "action": step.action,
+            "description": step.action_description, "target": step.target, "result": step.device_result,
+            "error": step.error,
             "question": step.ask.question if step.ask else None, "answer": step.ask.answer if step.ask else None,
         })
         self.current = after
@@ -327,7 +337,11 @@ class AttemptRunner:
         if isinstance(action, Finish):
             self.finish_status, fb.result = action.status, f"finished ({action.status})"
             return True, obs
-        step.device_result = fb.result = str(self._device_call(self.device.act, action))
+        try:
+            step.device_result = fb.result = str(self._device_call(self.device.act, action))
+        except (ActionError, UnsupportedAction) as err:  # the phone refused it: the agent's to fix
+            step.error = fb.error = str(err)
+            return False, obs
         return False, self._device_call(self.device.observe)
 
     def _ask(self, question: str, index: int) -> Ask:
@@ -356,10 +370,13 @@ class AttemptRunner:
         assert rec is not None
         final_state: dict[str, Any] | None = None
         if obs is not None:
-            try:
-                final_state = self.device.state()
+            try:  # what the last check read of this very screen, else asked now (unless it has none)
+                final_state = self.states.cached(obs) or (self.device.state() if self.states.available else None)
             except Exception:
                 final_state = None
+        state_error = self.states.close()
+        if state_error:
+            ep.state_error = state_error  # type: ignore[attr-defined]
         if status in ("success", "failure", "timeout") and obs is not None:
             ctx = CheckContext.from_observation(obs, state=final_state, answer=self.answer)
             verdict = success(spec.task, self.tracker, ctx)

@@ -21,8 +21,8 @@ from guilens.control import ObserverList, QuestionChannel, RunControl
 from guilens.device.base import DeviceError
 from guilens.episode import Episode, Recorder, Timings, now
 from guilens.run.attempt import AttemptRunner
-from guilens.run.store import MemoryStore, RunRecord, make_run_dir
-from guilens.run.types import AttemptOutcome, AttemptSpec
+from guilens.run.store import MemoryStore, RunRecord, make_run_dir, save_scenario
+from guilens.run.types import AttemptOutcome, AttemptSpec, instruction_for, template_values
 
 if TYPE_CHECKING:
     from guilens.device.base import Device
@@ -141,6 +141,7 @@ class Runner:
         user = plan.make_user(channel=self.channel, control=self.control)
         self._workers = self._open_workers()  # before the run directory: an unusable device leaves nothing
         self.run_dir = make_run_dir(plan.out, plan.run_id)
+        save_scenario(self.run_dir, plan.scenario)  # the judge reads this copy, not a pack edited since
         self.record = RunRecord(self.run_dir, plan)
         self.memory = MemoryStore(self.run_dir / "ltm")
         self.observers.on_run_started(self.run_dir, len(plan.tasks))
@@ -246,18 +247,23 @@ class Runner:
         with self._lock:
             self._results[task.id] = result
         snap = None
-        if not prepared:
-            self._prepare(device, task)
-        if plan.attempts > 1:
-            snap = device.snapshot()
         for n in range(1, plan.attempts + 1):
             if self.control.cancelled:
                 break
-            if n > 1:
-                if snap is not None:
-                    device.restore(snap)
-                else:
+            try:  # a phone that cannot be set up fails this task, not the run
+                if n == 1 and not prepared:
                     self._prepare(device, task)
+                if n == 1 and plan.attempts > 1:
+                    snap = device.snapshot()
+                if n > 1:
+                    if snap is not None:
+                        device.restore(snap)
+                    else:
+                        self._prepare(device, task)
+            except DeviceError as err:
+                self._record_unrun(result, task, n, "error", f"device: setting up the task failed: {err}",
+                                   values or {}, sequence_index, str(getattr(device, "name", "device")))
+                break
             more = n < plan.attempts
             spec = AttemptSpec(
                 scenario=plan.scenario, task=task, level=plan.level, attempt=n, attempts=plan.attempts,
@@ -330,6 +336,9 @@ class Runner:
             if failed:
                 outcomes[task.id] = "blocked"
                 self._record_blocked(task, failed, outcomes, values, index0 + i)
+                # A task that did not run hands on what it would have when done right, as a failed one
+                # does, so later instructions are still filled (their own prerequisites decide if they run).
+                values.update({name: src.expected for name, src in task.outputs.items()})
                 continue
             when = scenario.when(task)
             if when is not None:
@@ -369,21 +378,26 @@ class Runner:
     def _record_blocked(self, task: Task, failed: list[str], outcomes: dict[str, str],
                         values: dict[str, str], index: int) -> None:
         """A dependent of a failed prerequisite: recorded as `blocked`, not run."""
-        plan = self.plan
-        assert self.record is not None
         why = ", ".join(f"{d} ({outcomes.get(d, 'not run')})" for d in failed)
-        ep = Episode(
-            run_id=self.record.data["run_id"], task=task.id, scenario=plan.scenario.id, sequence_index=index,
-            instruction=task.instruction_at(plan.level, values), level=plan.level,  # type: ignore[arg-type]
-            attempt=1, attempts=plan.attempts, agent=plan.agent_name, model=plan.model, user=plan.user,
-            device=str(getattr(self._workers[0].device, "name", "device")), budget=plan.budget(task),
-            milestones_total=len(task.all_milestones()), timings=Timings(started_at=now()),
-        )
-        rec = Recorder(self._attempt_dir(task, 1), ep)
-        ep = rec.finish("blocked", error=f"prerequisite failed: {why}")
-        result = TaskResult(task.id, "blocked", attempts=[ep])
+        result = TaskResult(task.id, "blocked")
         with self._lock:
             self._results[task.id] = result
-        self.observers.on_attempt_finished(ep)
+        self._record_unrun(result, task, 1, "blocked", f"prerequisite failed: {why}", values, index,
+                           str(getattr(self._workers[0].device, "name", "device")))
         self._close_task(result)
 
+    def _record_unrun(self, result: TaskResult, task: Task, n: int, status: str, error: str,
+                      values: dict[str, str], index: int | None, device: str) -> None:
+        """An attempt that could not start (blocked, or the phone could not be set up): an episode with no steps."""
+        plan = self.plan
+        assert self.record is not None
+        ep = Episode(
+            run_id=self.record.data["run_id"], task=task.id, scenario=plan.scenario.id, sequence_index=index,
+            instruction=instruction_for(task, plan.level, values), level=plan.level,  # type: ignore[arg-type]
+            attempt=n, attempts=plan.attempts, agent=plan.agent_name, model=plan.model, user=plan.user,
+            device=device, budget=plan.budget(task), milestones_total=len(task.all_milestones()),
+            timings=Timings(started_at=now()), values=template_values(task, values),
+        )
+        ep = Recorder(self._attempt_dir(task, n), ep).finish(status, error=error)  # type: ignore[arg-type]
+        result.attempts.append(ep)
+        self.observers.on_attempt_finished(ep)

@@ -1,11 +1,13 @@
-"""The run directory's own files: `run.json` and the long-term memory in `ltm/`.
+"""The run directory's own files: `run.json`, `scenario.json` and the long-term memory in `ltm/`.
 
 `run.json` says what was run (command, agent, model, devices, level, k) and,
 as tasks end, how each went; it is rewritten atomically at every change, so a
 run killed at any point leaves a readable one. `ltm/` holds what an agent
 carries from attempt to attempt and from task to task: its app-tagged LTM
 entries and the lessons it drew from failures (pass@k), one JSON file per
-memory stream (a task, or a whole sequence).
+memory stream (a task, or a whole sequence). `scenario.json` is the scenario
+exactly as run: the judge reads it (`guilens.judge.inputs`) rather than the
+built-in pack or the scenario file, which may have been edited since.
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ if TYPE_CHECKING:
     from guilens.run.plan import RunPlan
 
 RUN_SCHEMA_VERSION = 1
+SCENARIO_COPY = "scenario.json"
+"""The run's copy of its scenario, at the run root (`guilens.judge.inputs` looks for it there)."""
 
 
 def _atomic_json(path: Path, data: Any) -> None:
@@ -43,6 +47,14 @@ def make_run_dir(out: Path, run_id: str) -> Path:
             continue
         return path
     raise OSError(f"cannot make a run directory for {run_id} in {out}")
+
+
+def save_scenario(run_dir: Path, scenario: Any) -> Path:
+    """Write `<run>/scenario.json`: the whole scenario (a sequence's earlier tasks too), validated
+    on reading by the same model, so templates, checks and user slots stay as they were run."""
+    path = run_dir / SCENARIO_COPY
+    _atomic_json(path, scenario.model_dump(mode="json", by_alias=True, exclude_none=True))
+    return path
 
 
 class RunRecord:
@@ -72,6 +84,7 @@ class RunRecord:
             "all_attempts": plan.all_attempts,
             "max_steps": plan.max_steps,
             "seed": plan.seed,
+            "scenario_copy": SCENARIO_COPY,
             "status": "running",
             "started_at": datetime.now().astimezone().isoformat(),
             "ended_at": None,

@@ -1,4 +1,5 @@
-"""What one attempt is given and what it gives back (`AttemptSpec`, `AttemptOutcome`)."""
+"""What one attempt is given and what it gives back (`AttemptSpec`, `AttemptOutcome`), and the
+one place a task's `{templates}` get their values for a run (`template_values`, `instruction_for`)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,24 @@ if TYPE_CHECKING:
     from guilens.episode import Episode, Step
     from guilens.scenarios.checks import MilestoneTracker
     from guilens.scenarios.model import Scenario, Task
+
+
+def template_values(task: Task, flows: dict[str, str] | None = None) -> dict[str, str]:
+    """Every value the run fills a task's `{name}` templates with: the user's slots (the L0 intent
+    states them; at L1/L2 the user gives them when asked) under the values flowing from earlier
+    tasks of a sequence. The live checks, the recorded instruction and the judge all use this,
+    and `episode.json` records it (`values`) so a later edit to the pack cannot change it."""
+    return {**task.user.values, **(flows or {})}
+
+
+def instruction_for(task: Task, level: str, flows: dict[str, str] | None = None) -> str:
+    """The instruction the agent is given (and the episode records) at `level`.
+
+    Filled at every level, as `guilens scenarios verify` reads it: a template in
+    the text stands for something the user says (an L1/L2 text leaves out what the
+    user is to be asked rather than templating it), so no `{name}` reaches the agent.
+    """
+    return task.instruction_at(level, template_values(task, flows))
 
 
 @dataclass

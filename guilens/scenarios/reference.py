@@ -180,6 +180,27 @@ class ReferencePlayer:
         self.done = True
         return None
 
+    def peek(self, observation: Observation | None = None) -> ReferenceAction | None:
+        """The next action as `next_step` would give it, without playing it (raises `ReferenceError` alike).
+
+        The oracle uses it to check, after a person had the controls, that its plan still fits the screen.
+        """
+        saved = (self._pos, self._pending_slot, self.done)
+        try:
+            return self.next_step(observation)
+        finally:
+            self._pos, self._pending_slot, self.done = saved
+
+    def app_at(self, index: int) -> str | None:
+        """The app the reference is in at step `index`: the last `open` before it, or None if none is."""
+        for step in reversed(self.task.reference[:index]):
+            if isinstance(step, OpenStep) and step_runs_at(step, self.level):
+                try:
+                    return self._fill(step.open)
+                except ReferenceError:
+                    return None
+        return None
+
     def _pointed(self, cls: type[Tap] | type[LongPress], sel: Selector, obs: Observation | None) -> tuple[Action, str]:
         sel = self._sel(sel)
         text = selector_text(sel)

@@ -51,7 +51,7 @@ class GuilensApp(App[Any]):
         for binding in getattr(screen, "BINDINGS", []):
             if not isinstance(binding, Binding) or not binding.description or binding.action in seen:
                 continue
-            if screen.check_action(binding.action.partition("(")[0], ()) is False:
+            if not screen.check_action(binding.action.partition("(")[0], ()):  # hidden or disabled now
                 continue
             seen.add(binding.action)
             key = binding.key_display or binding.key.split(",")[0]

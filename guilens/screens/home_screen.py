@@ -64,14 +64,13 @@ class HomeScreen(Screen[None]):
                                  id="scenario")
                     yield Label("Task", classes="field-label")
                     yield Select([], id="task", prompt="all tasks")
-                    yield Label("Level (L0 precise · L1 a detail left out · L2 an indirect wish)",
-                                classes="field-label")
+                    yield Label("Level: L0 precise · L1 a detail left out · L2 indirect", classes="field-label")
                     yield Select([("L0", "L0"), ("L1", "L1"), ("L2", "L2")], value="L0", allow_blank=False,
                                  id="level")
                 with Vertical():
                     yield Label("Agent", classes="field-label")
                     yield Select(AGENTS, value="oracle", allow_blank=False, id="agent")
-                    yield Label("User (who answers the agent's questions)", classes="field-label")
+                    yield Label("User: who answers the agent's questions", classes="field-label")
                     yield Select(USERS, value="oracle", allow_blank=False, id="user")
                     yield Label("Device (sim, adb, adb:SERIAL) · attempts", classes="field-label")
                     with Horizontal(classes="device-row"):
@@ -87,19 +86,19 @@ class HomeScreen(Screen[None]):
             self._error(f"could not load the built-in scenarios: {self.load_error}")
         self._fill_tasks()
 
-    def _scenario(self) -> Any:
+    def _chosen_scenario(self) -> Any:
         value = self.query_one("#scenario", Select).value
         return self.scenarios.get(value) if isinstance(value, str) else None
 
-    def _task(self) -> Any:
-        scenario = self._scenario()
+    def _chosen_task(self) -> Any:
+        scenario = self._chosen_scenario()
         value = self.query_one("#task", Select).value
         if scenario is None or not isinstance(value, str) or value == ALL_TASKS:
             return None
         return next((t for t in scenario.tasks if t.id == value), None)
 
     def _fill_tasks(self) -> None:
-        scenario = self._scenario()
+        scenario = self._chosen_scenario()
         task_select = self.query_one("#task", Select)
         if scenario is None:
             task_select.set_options([])
@@ -123,7 +122,7 @@ class HomeScreen(Screen[None]):
 
     def _describe(self) -> None:
         info = self.query_one("#task-info", Static)
-        scenario, task = self._scenario(), self._task()
+        scenario, task = self._chosen_scenario(), self._chosen_task()
         level = self.query_one("#level", Select).value
         level = level if isinstance(level, str) else "L0"
         if scenario is None:
@@ -152,11 +151,11 @@ class HomeScreen(Screen[None]):
     def action_start(self) -> None:
         from guilens.screens.launch import make_run_screen
 
-        scenario = self._scenario()
+        scenario = self._chosen_scenario()
         if scenario is None:
             self._error("pick a scenario first")
             return
-        task = self._task()
+        task = self._chosen_task()
         target = f"{scenario.id}:{task.id}" if task is not None else scenario.id
 
         def value(sel: str, default: str) -> str:

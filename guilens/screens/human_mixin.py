@@ -8,22 +8,27 @@ timed, so nothing here writes to the episode.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from textual.screen import Screen
 
 from guilens.screens.widgets.human import CommandLine, CommandMessage, HumanPanel
 from guilens.screens.widgets.phone import PhoneView
 
 if TYPE_CHECKING:
     from guilens.control import QuestionChannel, Request, RunControl
+    from guilens.episode import Step
 
 
-class HumanControls:
-    """Mixed into `RunScreen`; uses its `control`, `channel`, `pending`, `steps` and `app`."""
+class HumanControls(Screen[None]):
+    """A part of `RunScreen`, which sets up the state below."""
 
     control: RunControl
     channel: QuestionChannel
     pending: dict[int, Request]
-    steps: list[Any]
+    steps: list[Step]
+    state: str
+    ui_xml: str | None
     _asking: int | None
 
     # -- the agent asks -------------------------------------------------------------------------
@@ -38,15 +43,15 @@ class HumanControls:
         def answered(text: str | None) -> None:
             self._asking = None
             if text is not None and not self.channel.answer(req.id, text):
-                self.notify("That question was withdrawn.", severity="warning")  # type: ignore[attr-defined]
-            self.refresh_bindings()  # type: ignore[attr-defined]
+                self.notify("That question was withdrawn.", severity="warning")
+            self.refresh_bindings()
 
-        self.app.push_screen(AskUserScreen(req.text, req.suggestion, request_id=req.id, step=step), answered)  # type: ignore[attr-defined]
+        self.app.push_screen(AskUserScreen(req.text, req.suggestion, request_id=req.id, step=step), answered)
 
     def _close_question(self) -> None:
         from guilens.screens.modals import AskUserScreen
 
-        screen = self.app.screen  # type: ignore[attr-defined]
+        screen = self.app.screen
         if isinstance(screen, AskUserScreen) and screen.request_id == self._asking:
             screen.dismiss(None)
         self._asking = None
@@ -54,7 +59,7 @@ class HumanControls:
     def action_answer(self) -> None:
         req = next((r for r in self.pending.values() if r.kind == "question"), None)
         if req is None:
-            self.notify("The agent has not asked anything.", timeout=2)  # type: ignore[attr-defined]
+            self.notify("The agent has not asked anything.", timeout=2)
             return
         self.open_question(req)
 
@@ -62,18 +67,23 @@ class HumanControls:
     def action_take_over(self) -> None:
         human = not self.control.human
         self.control.take_over(human)
-        self.notify(  # type: ignore[attr-defined]
-            "You have the controls: click the phone, pick an element, or : for a command. t hands back."
-            if human else "Handed back to the agent.", timeout=4,
-        )
+        waiting = any(r.kind == "action" and (r.context or {}).get("by") == "human" for r in self.pending.values())
+        if human:
+            text = "You have the controls: click the phone, pick an element, or : for a command. t hands back."
+        elif waiting:
+            # The runner is already waiting for this step's action; it asks the agent from the next one.
+            text = "Handed back: make this step's move (or : wait 1) and the agent goes on from the next step."
+        else:
+            text = "Handed back to the agent."
+        self.notify(text, timeout=5)
 
     def human_request_opened(self, req: Request) -> None:
-        panel = self.query_one(HumanPanel)  # type: ignore[attr-defined]
+        panel = self.query_one(HumanPanel)
         error = (req.context or {}).get("error")
         prompt = req.text.splitlines()[-1] if req.text else ""
         panel.set_prompt(prompt, error)
-        panel.set_ui(getattr(self, "ui_xml", None))
-        if not isinstance(self.app.focused, CommandLine):  # type: ignore[attr-defined]
+        panel.set_ui(self.ui_xml)
+        if not isinstance(self.app.focused, CommandLine):
             panel.query_one("#elements").focus()
 
     def send_human(self, command: str) -> bool:
@@ -82,10 +92,10 @@ class HumanControls:
         if req is None:
             hint = ("Wait: the device is busy with the last action." if self.control.human
                     else "Press t to take over first.")
-            self.notify(hint, timeout=3)  # type: ignore[attr-defined]
+            self.notify(hint, timeout=3)
             return False
         if not self.channel.answer(req.id, command):
-            self.notify("That request was withdrawn.", severity="warning")  # type: ignore[attr-defined]
+            self.notify("That request was withdrawn.", severity="warning")
             return False
         self.pending.pop(req.id, None)
         return True
@@ -94,7 +104,7 @@ class HumanControls:
         self.send_human(key)
 
     def action_command_line(self) -> None:
-        line = self.query_one(CommandLine)  # type: ignore[attr-defined]
+        line = self.query_one(CommandLine)
         line.add_class("-open")
         line.focus()
 
@@ -104,15 +114,15 @@ class HumanControls:
         self.send_human(event.text)
 
     def on_phone_view_tapped(self, event: PhoneView.Tapped) -> None:
-        if getattr(self, "state", "") == "human":
+        if self.state == "human":
             self.send_human(f"tap {event.x} {event.y}")
 
     def on_phone_view_swiped(self, event: PhoneView.Swiped) -> None:
-        if getattr(self, "state", "") == "human":
+        if self.state == "human":
             self.send_human(f"swipe {event.x1} {event.y1} {event.x2} {event.y2}")
 
     def on_human_panel_highlighted(self, event: HumanPanel.Highlighted) -> None:
-        phone = self.query_one(PhoneView)  # type: ignore[attr-defined]
+        phone = self.query_one(PhoneView)
         if event.bounds is None:
             last = self.steps[-1].action if self.steps else None
             phone.show_action(last)

@@ -47,7 +47,11 @@ class TextualObserver:
     def attach(self, control: RunControl | None, channel: QuestionChannel | None) -> None:
         """Forward control and question-channel changes too; both may fire on any thread."""
         if control is not None:
-            control.on_change(lambda: self.target.post_message(m.ControlChanged()))
+
+            def changed() -> None:
+                self.target.post_message(m.ControlChanged())
+
+            control.on_change(changed)
         if channel is not None:
             channel.on_change(self._request_changed)
 

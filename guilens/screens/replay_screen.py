@@ -187,7 +187,8 @@ class ReplayScreen(Screen[None]):
             for mid in s.milestones:
                 reached.setdefault(mid, s.index)
         self.query_one(MilestoneView).set_reached(reached, {h.id: h.text for h in self.reader.episode.milestones})
-        texts = {r.id: r.text for r in self.query_one(MilestoneView).rows}
+        texts = {h.id: h.text for h in self.reader.episode.milestones if h.text}
+        texts.update({r.id: r.text for r in self.query_one(MilestoneView).rows if r.text})
         detail = render_step(step, texts)
         judged = looked_at(self.verdict, len(self.steps) + 1).get(index)
         if judged:

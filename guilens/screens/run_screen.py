@@ -26,14 +26,14 @@ from textual.worker import Worker, WorkerState
 
 from guilens.control import QuestionChannel, Request, RunControl
 from guilens.episode import Episode, Memory, Step
-from guilens.screens import messages as m
 from guilens.screens.human_mixin import HumanControls
 from guilens.screens.observer import TextualObserver
+from guilens.screens.run_feed import RunnerFeed
 from guilens.screens.widgets.human import CommandLine, HumanPanel
 from guilens.screens.widgets.memory import MemoryView
-from guilens.screens.widgets.milestones import MilestoneView, rows_from_task
+from guilens.screens.widgets.milestones import MilestoneView
 from guilens.screens.widgets.phone import PhoneView, Renderer
-from guilens.screens.widgets.render import AttemptHeader, Mark, Note, Outcome, Question, Reply
+from guilens.screens.widgets.render import Mark, Note
 from guilens.screens.widgets.status import StatusLine
 from guilens.screens.widgets.trace import TraceView
 
@@ -46,16 +46,17 @@ RunnerFactory = Callable[[list[Any], RunControl, QuestionChannel], RunnerLike]
 """Builds the runner with the TUI's observer, control and channel (`launch.run_tui` wraps `Runner`)."""
 
 
-class RunScreen(HumanControls, Screen[None]):
+class RunScreen(RunnerFeed, HumanControls, Screen[None]):
     HELP_TITLE = "run screen"
     KEY_HELP = [
         ("The episode", [
             ("space", "pause / resume"), ("n", "run one step, then pause"), ("c, ctrl+c", "cancel the episode"),
-            ("a", "answer the agent's question"), ("m", "mark a milestone at this step"),
+            ("a", "answer the agent's question"), ("t", "take over the phone / hand it back to the agent"),
+            ("m", "mark a milestone at this step (a label in the episode)"),
             ("j", "judge the finished episode"), ("r", "replay the finished episode"),
             ("z", "zoom the phone to the whole terminal"), ("q", "quit (asks first while an episode runs)"),
         ]),
-        ("At the controls (t takes over, t again hands back)", [
+        ("At the controls", [
             ("click", "tap the device pixel under the cursor"), ("drag", "swipe"),
             ("↑ ↓ Enter", "pick an element in the list and tap it"),
             ("b / h / e", "back / home / enter keys"),
@@ -146,6 +147,13 @@ class RunScreen(HumanControls, Screen[None]):
         self.observer.attach(self.control, self.channel)
         self.run_episode()
 
+    def on_unmount(self) -> None:
+        # However the screen goes (quit, an error), the runner's thread must not wait forever
+        # at a pause or on a question nobody will answer: the episode is recorded as aborted.
+        if not self.finished:
+            self.control.cancel()
+            self.channel.withdraw_all()
+
     @property
     def status(self) -> StatusLine:
         return self.query_one(StatusLine)
@@ -205,122 +213,6 @@ class RunScreen(HumanControls, Screen[None]):
     def running(self) -> bool:
         workers = [w for w in self.workers if w.group == "episode" and w.node is self]
         return any(w.state in (WorkerState.PENDING, WorkerState.RUNNING) for w in workers) and not self.finished
-
-    # -- what the runner reports -----------------------------------------------------------------
-    def on_attempt_started(self, msg: m.AttemptStarted) -> None:
-        ep = msg.episode
-        self.episode = ep
-        self.episode_dir = Path(msg.directory) if msg.directory else (self.dir_lookup(ep) if self.dir_lookup else None)
-        self.steps = []
-        self._prev_memory = None
-        st = self.status
-        st.scenario, st.task_id, st.level = ep.scenario, ep.task, ep.level
-        st.attempt, st.attempts, st.budget = ep.attempt, ep.attempts, ep.budget or 0
-        st.step, st.tokens, st.cost, st.outcome = 0, 0, 0.0, ""
-        st.started, st.ended = time.monotonic(), 0.0
-        self.query_one(MemoryView).reset(ep.lessons)
-        task = self._lookup_task(ep)
-        milestones = self.query_one(MilestoneView)
-        milestones.set_rows(rows_from_task(task) if task is not None else [])
-        self.trace.milestone_text = {r.id: r.text for r in milestones.rows}
-        self.trace.add(AttemptHeader(ep))
-        phone = self.query_one(PhoneView)
-        phone.border_title = f"phone · {ep.device}" if ep.device else "phone"
-        self._size_phone()
-        self._update_milestone_title()
-
-    def _lookup_task(self, ep: Episode) -> Any:
-        if self.task_lookup is None:
-            return None
-        try:
-            return self.task_lookup(ep)
-        except Exception:  # a missing task definition only costs the pending rows
-            return None
-
-    def on_step_started(self, msg: m.StepStarted) -> None:
-        self.status.step = msg.index + 1
-
-    def on_screen_captured(self, msg: m.ScreenCaptured) -> None:
-        phone = self.query_one(PhoneView)
-        phone.show(msg.image, msg.action, msg.frame)
-        self.ui_xml = msg.ui_xml
-        if self.has_class("-human"):
-            self.query_one(HumanPanel).set_ui(msg.ui_xml)
-
-    def on_step_recorded(self, msg: m.StepRecorded) -> None:
-        step = msg.step
-        self.steps.append(step)
-        self.trace.add(step)
-        self.query_one(MemoryView).show(step.memory, self._prev_memory)
-        self._prev_memory = step.memory
-        self.query_one(PhoneView).show_action(step.action)
-        st = self.status
-        st.step = step.index + 1
-        st.tokens += step.usage.input_tokens + step.usage.output_tokens
-        st.cost = round(st.cost + step.usage.cost_usd, 6)
-        if step.clock is not None:
-            st.clock = f"{step.clock:%a %H:%M}"
-        milestones = self.query_one(MilestoneView)
-        for mid in step.milestones:
-            milestones.reach(mid, step.index)
-        self._update_milestone_title()
-
-    def _update_milestone_title(self) -> None:
-        view = self.query_one(MilestoneView)
-        total = len(view.rows) or len(view.reached)
-        self.query_one("#milestones-box").border_title = f"milestones {view.done}/{total}" if total else "milestones"
-
-    def on_question_asked(self, msg: m.QuestionAsked) -> None:
-        self.trace.add(Question(msg.question, msg.suggestion))
-
-    def on_answered(self, msg: m.Answered) -> None:
-        self.trace.add(Reply(msg.question, msg.answer, msg.answered_by))
-
-    def on_milestone_reached(self, msg: m.MilestoneReached) -> None:
-        self.query_one(MilestoneView).reach(msg.milestone_id, msg.step)
-        self._update_milestone_title()
-
-    def on_state_changed(self, msg: m.StateChanged) -> None:
-        self.runner_state = msg.state
-        self._update_state()
-
-    def on_attempt_finished(self, msg: m.AttemptFinished) -> None:
-        ep = msg.episode
-        self.episode = ep
-        self.trace.add(Outcome(ep))
-        self.status.outcome = ep.status
-        self.status.ended = time.monotonic()
-        if ep.cost_usd:
-            self.status.cost = ep.cost_usd
-        if self.episode_dir is not None:
-            self.finished_dirs.append(self.episode_dir)
-        self.refresh_bindings()
-
-    def on_run_finished(self, msg: m.RunFinished) -> None:
-        self._set_finished()
-        if msg.episodes:
-            outcomes = ", ".join(f"{e.task}#{e.attempt}: {e.status}" for e in msg.episodes)
-            self.notify(outcomes, title="Run finished", timeout=8)
-
-    def on_runner_event(self, msg: m.RunnerEvent) -> None:
-        pass  # runner callbacks the screen has no panel for
-
-    def on_control_changed(self, msg: m.ControlChanged) -> None:
-        self._update_state()
-
-    def on_request_changed(self, msg: m.RequestChanged) -> None:
-        req = msg.request
-        if msg.event == "opened":
-            self.pending[req.id] = req
-            if req.kind == "question":
-                self.open_question(req)
-            else:
-                self.human_request_opened(req)
-        else:
-            self.pending.pop(req.id, None)
-            if req.kind == "question" and self._asking == req.id:
-                self._close_question()
-        self._update_state()
 
     # -- state -------------------------------------------------------------------------------------
     def _update_state(self) -> None:

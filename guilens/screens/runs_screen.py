@@ -114,7 +114,8 @@ class RunsScreen(Screen[None]):
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
         for col in COLUMNS:
-            table.add_column(col, key=col)
+            # Styled cells do not widen their column by themselves; give status room for the longest.
+            table.add_column(col, key=col, width=11 if col == "status" else None)
         table.focus()
         self.load()
 
@@ -165,7 +166,10 @@ class RunsScreen(Screen[None]):
         except EpisodeError as err:
             self.notify(str(err), title="Cannot open", severity="error")
             return
-        self.app.push_screen(screen, lambda _: self.load())
+        def back(_: None) -> None:
+            self.load()  # a judgement in the replay may have changed the verdict column
+
+        self.app.push_screen(screen, back)
 
     def action_filter(self) -> None:
         self.query_one("#filter", Input).focus()

@@ -94,18 +94,22 @@ def fit_image(
     return Fit(src_w, src_h, box_cols, box_rows, cols, rows, (box_cols - cols) // 2, (box_rows - rows) // 2)
 
 
+SAMPLES = 4
+"""Samples per shrunk pixel along each axis."""
+
+
 def shrink(img: Image.Image, fit: Fit) -> Image.Image:
-    """The screen at one pixel per half cell. `reduce` first (integer box filter, cheap), then a
-    box resample to the exact size: far faster than one big resample, and as smooth."""
+    """The screen at one pixel per half cell: the average of a 4x4 grid of samples under each
+    pixel. Looks like a box filter on UI screens (text becomes the grey smudge it should) and
+    costs a fifth of one, because it reads 16 pixels per output pixel instead of all ~460."""
     if img.mode != "RGB":
         img = img.convert("RGB")
     w, h = fit.px_size
     if w <= 0 or h <= 0:
         return Image.new("RGB", (max(w, 0), max(h, 0)))
-    factor = min(img.width // w, img.height // h)
-    if factor >= 2:
-        img = img.reduce(factor)
-    return img.resize((w, h), Image.Resampling.BOX)
+    if img.width < w * SAMPLES or img.height < h * SAMPLES:  # a small source: a plain box filter
+        return img.resize((w, h), Image.Resampling.BOX)
+    return img.resize((w * SAMPLES, h * SAMPLES), Image.Resampling.NEAREST).reduce(SAMPLES)
 
 
 # -- action overlay -------------------------------------------------------------------------

@@ -116,7 +116,7 @@ def render_step(step: Step, milestone_text: dict[str, str] | None = None) -> Con
         n=str(step.index), secs=f"{secs:.1f}s", app=app, clock=clock,
     )]
     if step.action_result:
-        parts.append(Content.from_markup("  [$text-muted]↳ before: $r[/]", r=short(step.action_result)))
+        parts.append(Content.from_markup("  [$text-muted]↳ last action: $r[/]", r=short(step.action_result)))
     if step.thought:
         parts.append(Content.from_markup("  [i]$t[/]", t=short(step.thought, 600)))
     target = target_text(step)

@@ -44,7 +44,9 @@ class TraceView(VerticalScroll):
         self._interim: list[TraceEntry] = []
         """Question and reply entries shown while a step is in flight; its step entry replaces them."""
 
-    def add(self, event: Any) -> TraceEntry:
+    def add(self, event: Any) -> TraceEntry | None:
+        if not self.is_mounted or not self.is_attached:
+            return None  # the app is closing while the runner still reports (a cancelled run)
         classes = []
         if isinstance(event, Step):
             if event.ask is not None:

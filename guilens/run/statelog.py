@@ -1,0 +1,96 @@
+"""The app state behind the screens of an attempt: `state/NNNN.json`, for the rules judge.
+
+The live checks read the device's app state after every action while a state
+milestone is still to be reached; the judge, replaying an episode later, needs the
+same state at the same screens, or it can only credit a state milestone at the final
+screen (and MSR comes out wrong). So the state the loop fetched for screen i is also
+written to `state/000i.json`, and step i's line names it (`"state": "state/000i.json"`).
+Screen numbering is the recorder's: state i goes with `screens/000i.png`, the screen
+the agent saw before action i; the final screen's state is `final_state.json`.
+
+Exactly the states the live checks read are recorded, so a replay reaches every
+milestone at the step the run did, and recording costs no device call: the state is
+fetched at most once per observation (a step whose action left the phone alone, an
+`ask_user` or a rejected action, reuses it, and its line names the earlier file), and
+the JSON is encoded and written on a background thread. A device with no app state (a
+real phone: `state()` is None) is asked once and never again; its steps name no state.
+
+Unlike a screen, a state file may be missing when its step line is on disk (a writer
+killed mid-step); readers take a missing file as "no state recorded there".
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+STATE_DIR = "state"
+
+
+def state_path(index: int) -> str:
+    """The step line's `state` value for screen `index` (relative to the attempt directory)."""
+    return f"{STATE_DIR}/{index:04d}.json"
+
+
+class StateLog:
+    """The app state of each observation, fetched at most once, and recorded per step. One per attempt."""
+
+    def __init__(self, directory: Path, fetch: Callable[[], dict[str, Any] | None]) -> None:
+        self.dir = Path(directory)
+        self._fetch = fetch
+        self.available = True
+        """False once the device has said it has no app state."""
+        self._obs: object = None
+        self._state: dict[str, Any] | None = None
+        self._path: str | None = None
+        self._pool: ThreadPoolExecutor | None = None
+        self.error: str | None = None
+        """The first write that failed, if one did (recording then stops; the attempt goes on)."""
+
+    def fetch(self, obs: object) -> dict[str, Any] | None:
+        """The app state behind observation `obs`: asked of the device once per observation."""
+        if obs is not self._obs:
+            self._obs, self._path = obs, None
+            self._state = self._fetch() if self.available else None
+            if self._state is None:
+                self.available = False
+        return self._state
+
+    def cached(self, obs: object) -> dict[str, Any] | None:
+        """The state already fetched for `obs`, without asking the device."""
+        return self._state if obs is self._obs else None
+
+    def record(self, index: int, obs: object) -> str | None:
+        """Record the state fetched for `obs` as screen `index`'s; the path for the step line, or
+        None when none was fetched for it (no check needed it, or the device has none)."""
+        if obs is not self._obs or self._state is None or self.error is not None:
+            return None
+        if self._path is None:  # else the phone is unchanged since an earlier step, whose file serves
+            rel = state_path(index)
+            if self._pool is None:
+                (self.dir / STATE_DIR).mkdir(parents=True, exist_ok=True)
+                self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="state")
+            self._pool.submit(self._write, self._state, rel)
+            self._path = rel
+        return self._path
+
+    def _write(self, state: dict[str, Any], rel: str) -> None:
+        path = self.dir / rel
+        tmp = path.with_name(f".{path.name}.tmp")
+        try:
+            tmp.write_text(json.dumps(state, separators=(",", ":"), default=str), encoding="utf-8")
+            os.replace(tmp, path)
+        except (OSError, TypeError, ValueError) as err:
+            if self.error is None:
+                self.error = f"could not write {rel}: {err}"
+
+    def close(self) -> str | None:
+        """Wait for the pending writes; return the first error, if any. Safe to call twice."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            self._pool = None
+        return self.error
