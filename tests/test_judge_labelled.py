@@ -58,9 +58,7 @@ def _run(scenario: str, tasks: list[str], agent: Any, out: Path) -> Path:
     plan.tasks = [t for t in plan.tasks if t.id in tasks]
     run_dir = Runner(plan).run().run_dir
     # The run's own copy of its scenario, which the judge prefers to the (editable) built-in pack.
-    copy = run_dir / "scenario.json"
-    if not copy.exists():
-        copy.write_text(plan.scenario.model_dump_json(by_alias=True, exclude_none=True), encoding="utf-8")
+    assert (run_dir / "scenario.json").is_file()
     return run_dir
 
 

@@ -90,6 +90,27 @@ def test_the_app_state_behind_each_screen_is_recorded(files, tmp_path):
     assert any(n["title"] == "Groceries" for n in final["apps"]["notes"]["notes"])
 
 
+def test_state_files_hold_the_state_exactly_while_unchanged_apps_are_encoded_once(tmp_path):
+    from guilens.actions import OpenApp, Tap, Type
+    from guilens.device.sim import SimDevice
+    from guilens.run.statelog import StateLog
+
+    phone = SimDevice(*SMALL, setup={"apps": {"notes": {"notes": [{"title": "Budget", "body": "42"}]}}})
+    log = StateLog(tmp_path, phone.state)
+    seen = []
+    for i, action in enumerate([None, OpenApp(app="notes"), Tap(target="New note"), Type(text="milk")]):
+        if action is not None:
+            phone.act(action)
+        obs = phone.observe()
+        seen.append(log.fetch(obs))
+        assert log.fetch(obs) is seen[-1]  # asked once per observation
+        assert log.record(i, obs) == f"state/{i:04d}.json"
+    assert log.close() is None
+    for i, state in enumerate(seen):
+        assert json.loads((tmp_path / "state" / f"{i:04d}.json").read_text()) == state
+    assert log._apps["shop"][0] is seen[0]["apps"]["shop"]  # never changed: encoded once, for file 0
+
+
 class NoStatePhone:
     """The sim seen as a real phone would be: no app state to read."""
 

@@ -106,8 +106,8 @@ class AttemptRunner:
             milestones_total=self.tracker.total,
             lessons=list(spec.lessons),
             timings=Timings(started_at=now()),
-            values=dict(self.values),  # the judge fills the task's templates with exactly these
         )
+        self.episode.values = dict(self.values)  # type: ignore[attr-defined]  # the judge fills templates with these
         self.states = StateLog(spec.directory, lambda: self._device_call(self.device.state))
         self.recorder: Recorder | None = None
         self._lock = threading.Lock()
@@ -174,7 +174,7 @@ class AttemptRunner:
         if label in ids and label not in self.tracker.reached:
             m = self.tracker.mark(label, step.index, by="human")
             step.milestones.append(label)
-            self.episode.milestones.append(MilestoneHit(id=label, step=step.index, text=m.text, by="human"))
+            self.episode.milestones.append(MilestoneHit(id=label, step=step.index, text=m.text, by="human"))  # type: ignore[call-arg]
             self.obs.on_milestone(self.episode, label, step.index)
 
     def _human_action(self, obs: Observation, index: int) -> AgentStep:

@@ -197,17 +197,17 @@ class Runner:
 
         threads = [threading.Thread(target=work, args=(w,), name=f"run-{i}-{w.device.name}", daemon=True)
                    for i, w in enumerate(self._workers, 1)]
-        for t in threads:
-            t.start()
+        for th in threads:
+            th.start()
         try:
-            for t in threads:
-                while t.is_alive():
-                    t.join(0.2)  # short joins keep Ctrl-C deliverable on this thread
+            for th in threads:
+                while th.is_alive():
+                    th.join(0.2)  # short joins keep Ctrl-C deliverable on this thread
         except KeyboardInterrupt:
             self._interrupted = True
             self.control.cancel()  # every worker stops within a step and records its attempt as aborted
-            for t in threads:
-                t.join()
+            for th in threads:
+                th.join()
         if errors and not self._results:
             raise errors[0]
 
@@ -396,8 +396,9 @@ class Runner:
             instruction=instruction_for(task, plan.level, values), level=plan.level,  # type: ignore[arg-type]
             attempt=n, attempts=plan.attempts, agent=plan.agent_name, model=plan.model, user=plan.user,
             device=device, budget=plan.budget(task), milestones_total=len(task.all_milestones()),
-            timings=Timings(started_at=now()), values=template_values(task, values),
+            timings=Timings(started_at=now()),
         )
+        ep.values = template_values(task, values)  # type: ignore[attr-defined]
         ep = Recorder(self._attempt_dir(task, n), ep).finish(status, error=error)  # type: ignore[arg-type]
         result.attempts.append(ep)
         self.observers.on_attempt_finished(ep)

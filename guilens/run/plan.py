@@ -110,7 +110,7 @@ def _call_factory(factory: AgentFactory, **kw: Any) -> Any:
 def _agent_name(agent: str | AgentFactory) -> str:
     if isinstance(agent, str):
         return agent.rpartition(":")[2] if ":" in agent else agent
-    return getattr(agent, "name", None) or getattr(agent, "__name__", "agent")
+    return str(getattr(agent, "name", None) or getattr(agent, "__name__", "agent"))
 
 
 def _slug(text: str) -> str:

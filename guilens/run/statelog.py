@@ -12,7 +12,8 @@ Exactly the states the live checks read are recorded, so a replay reaches every
 milestone at the step the run did, and recording costs no device call: the state is
 fetched at most once per observation (a step whose action left the phone alone, an
 `ask_user` or a rejected action, reuses it, and its line names the earlier file), and
-the JSON is encoded and written on a background thread. A device with no app state (a
+the JSON is encoded and written on a background thread, re-encoding only the apps whose
+state changed. A device with no app state (a
 real phone: `state()` is None) is asked once and never again; its steps name no state.
 
 Unlike a screen, a state file may be missing when its step line is on disk (a writer
@@ -36,6 +37,10 @@ def state_path(index: int) -> str:
     return f"{STATE_DIR}/{index:04d}.json"
 
 
+def _dumps(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), default=str)
+
+
 class StateLog:
     """The app state of each observation, fetched at most once, and recorded per step. One per attempt."""
 
@@ -48,15 +53,17 @@ class StateLog:
         self._state: dict[str, Any] | None = None
         self._path: str | None = None
         self._pool: ThreadPoolExecutor | None = None
+        self._apps: dict[str, tuple[Any, str]] = {}
+        """Per app, its last state and that state's JSON (the writer thread's own)."""
         self.error: str | None = None
         """The first write that failed, if one did (recording then stops; the attempt goes on)."""
 
     def fetch(self, obs: object) -> dict[str, Any] | None:
         """The app state behind observation `obs`: asked of the device once per observation."""
         if obs is not self._obs:
-            self._obs, self._path = obs, None
-            self._state = self._fetch() if self.available else None
-            if self._state is None:
+            state = self._fetch() if self.available else None  # may raise: then nothing is cached
+            self._obs, self._path, self._state = obs, None, state
+            if state is None:
                 self.available = False
         return self._state
 
@@ -78,11 +85,26 @@ class StateLog:
             self._path = rel
         return self._path
 
+    def _encode(self, state: dict[str, Any]) -> str:
+        """Compact JSON; an app whose state did not change since the last file reuses its encoding
+        (the sim's state is mostly app data, and one action changes one app at most)."""
+        apps = state.get("apps")
+        if not isinstance(apps, dict) or not apps:
+            return _dumps(state)
+        parts = []
+        for name, value in apps.items():
+            known = self._apps.get(name)
+            if known is None or known[0] is value or known[0] != value:  # the same object may have changed
+                known = self._apps[name] = (value, _dumps(value))
+            parts.append(f"{_dumps(str(name))}:{known[1]}")
+        head = _dumps({k: v for k, v in state.items() if k != "apps"})
+        return f"{head[:-1]}{',' if len(head) > 2 else ''}\"apps\":{{{','.join(parts)}}}}}"
+
     def _write(self, state: dict[str, Any], rel: str) -> None:
         path = self.dir / rel
         tmp = path.with_name(f".{path.name}.tmp")
         try:
-            tmp.write_text(json.dumps(state, separators=(",", ":"), default=str), encoding="utf-8")
+            tmp.write_text(self._encode(state), encoding="utf-8")
             os.replace(tmp, path)
         except (OSError, TypeError, ValueError) as err:
             if self.error is None:

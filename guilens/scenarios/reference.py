@@ -191,16 +191,6 @@ class ReferencePlayer:
         finally:
             self._pos, self._pending_slot, self.done = saved
 
-    def app_at(self, index: int) -> str | None:
-        """The app the reference is in at step `index`: the last `open` before it, or None if none is."""
-        for step in reversed(self.task.reference[:index]):
-            if isinstance(step, OpenStep) and step_runs_at(step, self.level):
-                try:
-                    return self._fill(step.open)
-                except ReferenceError:
-                    return None
-        return None
-
     def _pointed(self, cls: type[Tap] | type[LongPress], sel: Selector, obs: Observation | None) -> tuple[Action, str]:
         sel = self._sel(sel)
         text = selector_text(sel)
