@@ -27,6 +27,10 @@ class Cancelled(Exception):
     """Raised inside the run loop when the episode was cancelled from outside."""
 
 
+class Withdrawn(Exception):
+    """Raised by `QuestionChannel.ask` when the asker stopped wanting the answer (a hand-back)."""
+
+
 class RunControl:
     """Thread-safe pause / step / cancel / take-over flags, checked by the runner between steps."""
 
@@ -161,8 +165,13 @@ class QuestionChannel:
         context: dict[str, Any] | None = None,
         control: RunControl | None = None,
         timeout: float | None = None,
+        still_wanted: Callable[[], bool] | None = None,
     ) -> str:
-        """Open a request and block until it is answered; `Cancelled` if the run is cancelled meanwhile."""
+        """Open a request and block until it is answered.
+
+        `Cancelled` if the run is cancelled meanwhile; `Withdrawn` once `still_wanted()`
+        turns false (a person handing control back while the runner waits for their move).
+        """
         req = Request(kind=kind, text=text, suggestion=suggestion, context=context or {}, id=next(self._ids))
         with self._lock:
             self._pending[req.id] = req
@@ -172,6 +181,8 @@ class QuestionChannel:
             while True:
                 if control is not None and control.cancelled:
                     raise Cancelled()
+                if still_wanted is not None and not still_wanted():
+                    raise Withdrawn()
                 try:
                     return req.future.result(timeout=0.1)
                 except concurrent.futures.TimeoutError:

@@ -84,6 +84,8 @@ class Ask(_Model):
     answered_by: Literal["oracle", "llm", "human", "none"] | str = "none"
     suggested: str | None = None
     """What the simulated user proposed when a person answered instead."""
+    usage: Usage | None = None
+    """What the simulated user's answer cost (an llm user); kept apart from the agent's usage."""
 
 
 class Step(_Model):
@@ -118,12 +120,18 @@ class Step(_Model):
     """Labels a person marked at this step (milestones for golden paths)."""
     device_result: str = ""
     """What the device reported doing."""
+    state: str | None = None
+    """Path of the app state the live checks read at this step (sim only); may repeat the previous
+    step's path when the phone did not change."""
 
 
 class MilestoneHit(_Model):
     id: str
     step: int
+    """The step whose action reached it (0-based)."""
     text: str = ""
+    by: Literal["rules", "human"] = "rules"
+    """`human` when a person marked it reached (`m` in the TUI) rather than a check deciding it."""
 
 
 class Timings(_Model):
@@ -133,6 +141,12 @@ class Timings(_Model):
     agent_s: float = 0.0
     device_s: float = 0.0
     user_s: float = 0.0
+    runner_s: float | None = None
+    """The runner's own work (checks, observers, step records), for overhead measurements."""
+    record_s: float | None = None
+    """Time the step loop spent handing frames to the recorder."""
+    drain_s: float | None = None
+    """Time spent at the end waiting for the recorder to write what was still queued."""
 
 
 class Episode(_Model):
@@ -166,10 +180,24 @@ class Episode(_Model):
     human_steps: int = 0
     timings: Timings
     error: str | None = None
+    error_detail: str | None = None
+    """The traceback of an unexpected error, for bug reports (the end of it)."""
+    state_error: str | None = None
+    """Why the final app state could not be read, when it could not."""
+    decided_by: Literal["rules", "agent"] | None = None
+    """Whether `status` came from the task's rules or, where rules cannot decide, the agent's claim."""
+    outcome_reason: str | None = None
     final_screen: str | None = None
     final_state: str | None = None
     """Path of the device's app state at the end (sim only), for the rules judge."""
     lessons: list[str] = Field(default_factory=list)
+    """Lessons this attempt was given from earlier attempts (pass@k)."""
+    lessons_learned: list[str] = Field(default_factory=list)
+    """Lessons the agent drew from this attempt for the next one."""
+    lessons_error: str | None = None
+    values: dict[str, str] = Field(default_factory=dict)
+    """Every value the task's templates were filled with: the user's slots and, in a sequence,
+    values handed on by earlier tasks. The judge fills templates with exactly these."""
     pid: int | None = None
     host: str | None = None
 

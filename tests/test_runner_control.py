@@ -108,7 +108,7 @@ def test_human_user_answers_through_the_channel(files, tmp_path):
     assert result.tasks["grocery"].status == "success"
     (ask_step,) = [s for s in read_steps(result.run_dir / "grocery" / "attempt-1") if s["ask"]]
     assert ask_step["ask"] == {"question": "What should the note say?", "answer": "It's milk.",
-                               "answered_by": "human", "suggested": "milk"}
+                               "answered_by": "human", "suggested": "milk", "usage": None}
 
 
 def test_take_over_and_hand_back(files, tmp_path):
@@ -148,6 +148,25 @@ def test_take_over_and_hand_back(files, tmp_path):
     assert steps[2]["memory"]["stm"][-1] == "a person took over: tap \"Budget\": opened note 'Budget'"
     ep = result.tasks["budget"].attempts[0]
     assert ep.human_steps == 1 and ep.status == "success"
+
+
+def test_handing_back_while_the_runner_waits_for_the_person(files, tmp_path):
+    control, channel = RunControl(), QuestionChannel()
+    events: list[str] = []
+
+    def person(req, event):
+        events.append(f"{req.kind}:{event}")
+        if event == "opened" and req.kind == "action":
+            control.take_over(False)  # the person changes their mind without making a move
+
+    channel.on_change(person)
+    control.take_over(True)
+    plan = plan_run(f"{files[0]}:budget", agent="oracle", devices=["sim"], out=tmp_path / "runs", settings=Settings())
+    result = Runner(plan, control=control, channel=channel).run()
+    steps = read_steps(result.run_dir / "budget" / "attempt-1")
+    assert events[:2] == ["action:opened", "action:withdrawn"]
+    assert steps and all(s["by"] == "agent" for s in steps)
+    assert result.tasks["budget"].status == "success"
 
 
 def test_annotations_mark_steps_and_milestones(files, tmp_path):

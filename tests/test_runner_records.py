@@ -134,6 +134,6 @@ def test_a_phone_without_app_state_is_asked_once_and_records_none(files, tmp_pat
     result = run(f"{files[0]}:grocery", tmp_path / "runs", devices=[phone])
     attempt = result.run_dir / "grocery" / "attempt-1"
     assert phone.asked == 1
-    assert all("state" not in s for s in read_steps(attempt)) and not (attempt / "state").exists()
+    assert all(s["state"] is None for s in read_steps(attempt)) and not (attempt / "state").exists()
     ep = result.tasks["grocery"].attempts[0]
     assert ep.milestones == [] and ep.decided_by == "agent"  # state checks cannot decide: the judge will

@@ -14,6 +14,7 @@ runner's take-over uses the same request, so the two feel the same.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from guilens.actions import COMMAND_HELP, ActionError, to_command
@@ -34,12 +35,17 @@ def ask_person_for_action(
     prompt: str,
     context: dict[str, Any] | None = None,
     max_tries: int = 20,
+    still_wanted: Callable[[], bool] | None = None,
 ) -> Any:
-    """Ask for an action until the person types one that parses; `Cancelled` if the run is cancelled."""
+    """Ask for an action until the person types one that parses; `Cancelled` if the run is cancelled,
+    `Withdrawn` if `still_wanted()` turns false while waiting."""
     error = ""
     for _ in range(max_tries):
         text = prompt if not error else f"{error}\n{prompt}"
-        reply = channel.ask("action", text, context={**(context or {}), "error": error or None}, control=control)
+        reply = channel.ask(
+            "action", text, context={**(context or {}), "error": error or None}, control=control,
+            still_wanted=still_wanted,
+        )
         try:
             action = parse_person_action(reply, obs.size)
             resolve_action(action, obs)  # a target not on screen is a typo too: ask again

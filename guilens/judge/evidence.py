@@ -86,7 +86,7 @@ class Evidence:
     @cached_property
     def has_step_states(self) -> bool:
         """The runner recorded the app state behind the screens (`state/NNNN.json`, newer sim episodes)."""
-        return any((s.model_extra or {}).get("state") for s in self.steps)
+        return any(s.state for s in self.steps)
 
     def state(self, i: int) -> dict[str, Any] | None:
         """The app state behind screen i: step i's `state` file, or `final_state.json` for the final
@@ -95,8 +95,8 @@ class Evidence:
             return self.reader.final_state()
         if not 0 <= i < self.n:
             return None
-        rel = (self.steps[i].model_extra or {}).get("state")
-        if not isinstance(rel, str):
+        rel = self.steps[i].state
+        if rel is None:
             return None
         return self._state_file(rel)
 

@@ -76,8 +76,7 @@ def resolve_task(reader: EpisodeReader) -> tuple[Any, Any, dict[str, str], str]:
     which may have been edited since the run.
     """
     ep = reader.episode
-    extra = ep.model_extra or {}
-    recorded = extra.get("values")
+    recorded = ep.values if "values" in ep.model_fields_set else None  # older episodes have none
     values = {str(k): str(v) for k, v in (recorded or {}).items()}
     for path in _scenario_copies(reader.dir):
         try:

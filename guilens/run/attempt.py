@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from guilens.actions import Action, ActionError, Answer, AskUser, Finish, parse_action, to_command
 from guilens.agents.base import AgentContext, AgentStep, StepInput, lessons_of
-from guilens.control import Cancelled, ObserverList, QuestionChannel, RunControl
+from guilens.control import Cancelled, ObserverList, QuestionChannel, RunControl, Withdrawn
 from guilens.device.base import DeviceDisconnected, DeviceError, Observation, UnsupportedAction
 from guilens.episode import Ask, Episode, Memory, MilestoneHit, Recorder, Step, Timings, Usage, now
 from guilens.run.resolve import resolve_action
@@ -107,7 +107,7 @@ class AttemptRunner:
             lessons=list(spec.lessons),
             timings=Timings(started_at=now()),
         )
-        self.episode.values = dict(self.values)  # type: ignore[attr-defined]  # the judge fills templates with these
+        self.episode.values = dict(self.values)  # the judge fills templates with these
         self.states = StateLog(spec.directory, lambda: self._device_call(self.device.state))
         self.recorder: Recorder | None = None
         self._lock = threading.Lock()
@@ -174,20 +174,27 @@ class AttemptRunner:
         if label in ids and label not in self.tracker.reached:
             m = self.tracker.mark(label, step.index, by="human")
             step.milestones.append(label)
-            self.episode.milestones.append(MilestoneHit(id=label, step=step.index, text=m.text, by="human"))  # type: ignore[call-arg]
+            self.episode.milestones.append(MilestoneHit(id=label, step=step.index, text=m.text, by="human"))
             self.obs.on_milestone(self.episode, label, step.index)
 
-    def _human_action(self, obs: Observation, index: int) -> AgentStep:
+    def _human_action(self, obs: Observation, index: int) -> AgentStep | None:
+        """The person's move while they hold the controls; None when they hand back before making one."""
         from guilens.agents.human import ask_person_for_action
 
         self.obs.on_state(self.episode, "human")
         t = time.perf_counter()
-        action = ask_person_for_action(
-            self.channel, self.control, obs,
-            prompt=f"Take-over, step {index + 1} of {self.spec.budget}: your action?",
-            context={"step": index, "by": "human", "task": self.spec.task.id},
-        )
-        self.episode.timings.user_s += time.perf_counter() - t
+        try:
+            action = ask_person_for_action(
+                self.channel, self.control, obs,
+                prompt=f"Take-over, step {index + 1} of {self.spec.budget}: your action?",
+                context={"step": index, "by": "human", "task": self.spec.task.id},
+                still_wanted=lambda: self.control.human,
+            )
+        except Withdrawn:
+            self.obs.on_state(self.episode, "running")
+            return None
+        finally:
+            self.episode.timings.user_s += time.perf_counter() - t
         return AgentStep(action=action, description=to_command(action), memory=self.memory.model_copy(deep=True))
 
     def _gate(self) -> bool:
@@ -234,7 +241,7 @@ class AttemptRunner:
             status, error = "error", f"device: {err}"
         except Exception as err:  # an agent or user bug ends this attempt, not the run
             status, error = "error", f"{type(err).__name__}: {err}"
-            ep.error_detail = "".join(traceback.format_exception(err))[-4000:]  # type: ignore[attr-defined]
+            ep.error_detail = "".join(traceback.format_exception(err))[-4000:]
         return self._finish(status, error, self.current)
 
     def _loop(self, start_hits: list[str]) -> str:
@@ -262,9 +269,9 @@ class AttemptRunner:
         self.obs.on_step_started(ep, index)
         self.obs.on_screen(ep, index, obs.screenshot, obs.ui_xml)
         human = self.control.human
-        if human:
-            astep = self._human_action(obs, index)
-        else:
+        astep = self._human_action(obs, index) if human else None
+        if astep is None:
+            human = False
             inp = StepInput(index=index, observation=obs, budget_left=self.spec.budget - index,
                             last_result=fb.result, last_error=fb.error, user_answer=fb.user_answer,
                             history=fb.history)
@@ -280,7 +287,7 @@ class AttemptRunner:
         )
         state = self.states.record(index, obs)  # what the checks read of the screen this step saw
         if state is not None:
-            step.state = state  # type: ignore[attr-defined]
+            step.state = state
         fb.result, fb.error, fb.user_answer = "", None, None
         terminal, after = self._perform(step, astep, obs, fb)
         if astep.error and step.error is None:
@@ -362,7 +369,7 @@ class AttemptRunner:
         self.obs.on_answer(self.episode, question, reply.text, reply.answered_by)
         ask = Ask(question=question, answer=reply.text, answered_by=reply.answered_by, suggested=reply.suggested)
         if reply.usage.input_tokens or reply.usage.output_tokens:
-            ask.usage = reply.usage.model_dump()  # type: ignore[attr-defined]  # the simulator's cost, not the agent's
+            ask.usage = reply.usage  # the simulator's cost, not the agent's
         return ask
 
     def _finish(self, status: str, error: str | None, obs: Observation | None) -> AttemptOutcome:
@@ -376,15 +383,15 @@ class AttemptRunner:
                 final_state = None
         state_error = self.states.close()
         if state_error:
-            ep.state_error = state_error  # type: ignore[attr-defined]
+            ep.state_error = state_error
         if status in ("success", "failure", "timeout") and obs is not None:
             ctx = CheckContext.from_observation(obs, state=final_state, answer=self.answer)
             verdict = success(spec.task, self.tracker, ctx)
             if status == "success":
                 if verdict.ok is False:
                     status = "failure"
-                ep.decided_by = "rules" if verdict.ok is not None else "agent"  # type: ignore[attr-defined]
-            ep.outcome_reason = verdict.reason  # type: ignore[attr-defined]
+                ep.decided_by = "rules" if verdict.ok is not None else "agent"
+            ep.outcome_reason = verdict.reason
         ep.finish_status = self.finish_status  # type: ignore[assignment]
         ep.final_answer = self.answer
         ep.status = status  # type: ignore[assignment]
@@ -398,10 +405,10 @@ class AttemptRunner:
                 if isinstance(after, Usage) and after is not before:  # what the reflection call cost
                     extra = after
             except Exception as err:  # reflection is a bonus; its failure must not lose the attempt
-                ep.lessons_error = f"{type(err).__name__}: {err}"  # type: ignore[attr-defined]
-        ep.lessons_learned = lessons  # type: ignore[attr-defined]
-        ep.timings.runner_s = round(self.loop_s, 4)  # type: ignore[attr-defined]
-        ep.timings.record_s = round(self.record_s, 4)  # type: ignore[attr-defined]
+                ep.lessons_error = f"{type(err).__name__}: {err}"
+        ep.lessons_learned = lessons
+        ep.timings.runner_s = round(self.loop_s, 4)
+        ep.timings.record_s = round(self.record_s, 4)
         t_drain = time.perf_counter()
         for k in ("agent_s", "device_s", "user_s"):
             setattr(ep.timings, k, round(getattr(ep.timings, k), 4))
@@ -414,7 +421,7 @@ class AttemptRunner:
                 error=error,
             )
         finally:
-            ep.timings.drain_s = round(time.perf_counter() - t_drain, 4)  # type: ignore[attr-defined]
+            ep.timings.drain_s = round(time.perf_counter() - t_drain, 4)
             if extra.input_tokens or extra.output_tokens or extra.cost_usd:
                 ep.tokens = ep.tokens + extra
                 ep.cost_usd = round(ep.tokens.cost_usd, 6)

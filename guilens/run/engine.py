@@ -398,7 +398,7 @@ class Runner:
             device=device, budget=plan.budget(task), milestones_total=len(task.all_milestones()),
             timings=Timings(started_at=now()),
         )
-        ep.values = template_values(task, values)  # type: ignore[attr-defined]
+        ep.values = template_values(task, values)
         ep = Recorder(self._attempt_dir(task, n), ep).finish(status, error=error)  # type: ignore[arg-type]
         result.attempts.append(ep)
         self.observers.on_attempt_finished(ep)

@@ -67,14 +67,10 @@ class HumanControls(Screen[None]):
     def action_take_over(self) -> None:
         human = not self.control.human
         self.control.take_over(human)
-        waiting = any(r.kind == "action" and (r.context or {}).get("by") == "human" for r in self.pending.values())
         if human:
             text = "You have the controls: click the phone, pick an element, or : for a command. t hands back."
-        elif waiting:
-            # The runner is already waiting for this step's action; it asks the agent from the next one.
-            text = "Handed back: make this step's move (or : wait 1) and the agent goes on from the next step."
         else:
-            text = "Handed back to the agent."
+            text = "Handed back to the agent."  # a move the runner was waiting for is withdrawn
         self.notify(text, timeout=5)
 
     def human_request_opened(self, req: Request) -> None:
