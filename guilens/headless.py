@@ -20,6 +20,8 @@ from typing import IO, TYPE_CHECKING, Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from guilens.describe import action_text, outcome_bits, short
+
 if TYPE_CHECKING:
     from guilens.control import QuestionChannel, Request, RunControl
     from guilens.episode import Episode, Step
@@ -34,34 +36,21 @@ _STATUS_STYLE = {
 }
 
 
-def _short(text: str, n: int = 70) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= n else text[: n - 1] + "…"
-
-
 def step_line(step: Step) -> str:
     """The plain text of one step: what was done, what came of it."""
-    from guilens.actions import action_from_dict, to_command
-
-    if step.action is not None:
-        try:
-            what = to_command(action_from_dict(step.action))
-        except Exception:
-            what = str(step.action.get("type"))
-    else:
-        what = "(no action)"
+    what = action_text(step.action)
     if step.target and step.target.get("label"):
-        what += f" [{_short(step.target['label'], 30)}]"
-    parts = [_short(what, 60)]
+        what += f" [{short(step.target['label'], 30)}]"
+    parts = [short(what, 60)]
     kind = (step.action or {}).get("type")
     if step.action_description and kind in ("tap", "long_press", "swipe") and not (step.target or {}).get("label"):
-        parts.append(f"({_short(step.action_description, 50)})")
+        parts.append(f"({short(step.action_description, 50)})")
     if step.ask is not None:
-        parts.append(f"← {_short(step.ask.answer or '', 60)!r} ({step.ask.answered_by})")
+        parts.append(f"← {short(step.ask.answer or '', 60)!r} ({step.ask.answered_by})")
     elif step.device_result:
-        parts.append(f"→ {_short(step.device_result, 50)}")
+        parts.append(f"→ {short(step.device_result, 50)}")
     if step.error:
-        parts.append(f"✗ {_short(step.error, 80)}")
+        parts.append(f"✗ {short(step.error, 80)}")
     if step.milestones:
         parts.append("✓ " + ", ".join(step.milestones))
     if step.by == "human":
@@ -153,13 +142,13 @@ class HeadlessObserver:
     def on_attempt_started(self, episode: Episode) -> None:
         ep = episode
         self._print(f"▶ {self._tag(ep)} {ep.level} · {ep.agent} · {ep.device} · budget {ep.budget}", "bold cyan")
-        self._print(f"  {_short(ep.instruction, 110)}", "dim")
+        self._print(f"  {short(ep.instruction, 110)}", "dim")
 
     def on_step(self, episode: Episode, step: Step) -> None:
         prefix = f"{self._tag(episode)} " if self._many else ""
         self._print(f"  {prefix}{step.index:>3} {step_line(step)}", "red" if step.error else "")
         if self.thoughts and step.thought:
-            self._print(f"        {_short(step.thought, 120)}", "dim italic")
+            self._print(f"        {short(step.thought, 120)}", "dim italic")
 
     def on_state(self, episode: Episode, state: str) -> None:
         if state in ("paused", "human", "disconnected"):
@@ -167,20 +156,10 @@ class HeadlessObserver:
 
     def on_attempt_finished(self, episode: Episode) -> None:
         ep = episode
-        bits = [f"{ep.steps} step{'s' if ep.steps != 1 else ''}"]
-        if ep.milestones_total:
-            bits.append(f"milestones {len(ep.milestones)}/{ep.milestones_total}")
-        if ep.user_turns:
-            bits.append(f"{ep.user_turns} user turn{'s' if ep.user_turns != 1 else ''}")
-        if ep.final_answer:
-            bits.append(f"answer {_short(ep.final_answer, 40)!r}")
-        if ep.cost_usd:
-            bits.append(f"${ep.cost_usd:.4f}")
-        if ep.timings.duration_s is not None:
-            bits.append(f"{ep.timings.duration_s:.1f} s")
+        bits = outcome_bits(ep)
         self._print(f"■ {self._tag(ep)} {ep.status} · " + " · ".join(bits), _STATUS_STYLE.get(ep.status, "bold"))
         if ep.error and ep.status != "success":
-            self._print(f"  {_short(ep.error, 160)}", "dim")
+            self._print(f"  {short(ep.error, 160)}", "dim")
 
 
 class ConsoleResponder:

@@ -15,6 +15,7 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Label, Select, Static
 
+from guilens.run.types import instruction_for
 from guilens.screens.widgets.phone import Renderer
 from guilens.screens.widgets.render import short
 
@@ -103,7 +104,7 @@ class HomeScreen(Screen[None]):
         if scenario is None:
             task_select.set_options([])
             return
-        opts = [(f"{t.id}: {short(t.title or t.instruction_at('L0'), 50)}", t.id) for t in scenario.tasks]
+        opts = [(f"{t.id}: {short(t.title or instruction_for(t, 'L0'), 50)}", t.id) for t in scenario.tasks]
         if scenario.kind == "sequence" or len(opts) > 1:
             opts.insert(0, (f"all {len(scenario.tasks)} tasks" + (" (one persistent day)"
                             if scenario.kind == "sequence" else ""), ALL_TASKS))
@@ -133,7 +134,7 @@ class HomeScreen(Screen[None]):
                                             d=short(scenario.description, 400) or f"{len(scenario.tasks)} tasks"))
             return
         levels = task.levels
-        what = task.instruction_at(level) if level in levels else f"(no {level} instruction: it has {', '.join(levels)})"
+        what = instruction_for(task, level) if level in levels else f"(no {level} instruction: it has {', '.join(levels)})"
         ms = len(task.all_milestones())
         info.update(Content.from_markup(
             "[b]$id[/] [$text-muted]$apps · difficulty $d · $ms milestones · about $g steps[/]\n[i]$what[/]",

@@ -14,6 +14,7 @@ from typing import Any
 
 from textual.content import Content
 
+from guilens.describe import action_text, outcome_bits, short
 from guilens.episode import Episode, Step
 
 STATUS_STYLE = {
@@ -26,23 +27,6 @@ STATUS_STYLE = {
     "blocked": "$warning",
     "running": "$accent",
 }
-
-
-def short(text: str | None, n: int = 200) -> str:
-    text = " ".join(str(text or "").split())
-    return text if len(text) <= n else text[: n - 1] + "…"
-
-
-def action_text(action: dict[str, Any] | None) -> str:
-    """An action in the short command form people type (`tap 540 1200`, `type hello`)."""
-    if not action:
-        return "(no action)"
-    from guilens.actions import action_from_dict, to_command
-
-    try:
-        return to_command(action_from_dict(action))
-    except Exception:
-        return str(action.get("type", "?"))
 
 
 def target_text(step: Step) -> str:
@@ -170,17 +154,7 @@ def render_note(ev: Note) -> Content:
 def render_outcome(ev: Outcome) -> Content:
     ep = ev.episode
     style = STATUS_STYLE.get(ep.status, "$text")
-    bits = [f"{ep.steps} steps"]
-    if ep.milestones_total:
-        bits.append(f"milestones {len(ep.milestones)}/{ep.milestones_total}")
-    if ep.user_turns:
-        bits.append(f"{ep.user_turns} user turns")
-    if ep.final_answer:
-        bits.append(f"answer {short(ep.final_answer, 60)!r}")
-    if ep.cost_usd:
-        bits.append(f"${ep.cost_usd:.4f}")
-    if ep.timings.duration_s is not None:
-        bits.append(f"{ep.timings.duration_s:.1f}s")
+    bits = outcome_bits(ep, answer_width=60)
     err = "\n  [$error]$err[/]" if ep.error and ep.status != "success" else ""
     return Content.from_markup(f"[b {style}]■ $status[/] $bits{err}", status=ep.status,
                                bits=" · ".join(bits), err=short(ep.error, 300))
