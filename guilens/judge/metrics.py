@@ -135,8 +135,10 @@ def _mean_metric(values: list[float], what: str, empty: str) -> Metric:
 
 def success_rate(records: Iterable[EpisodeRecord]) -> Metric:
     """SR (pass@1): the share of tasks whose first attempt succeeded, over tasks with a decided first attempt."""
-    decided = [r for r in first_attempts(records) if r.success is not None]
-    return _mean_metric([1.0 if r.success else 0.0 for r in decided], "tasks", "no task has a decided first attempt")
+    firsts = first_attempts(records)
+    decided = [r for r in firsts if r.success is not None]
+    empty = "no task has a decided first attempt" if firsts else "no tasks of this kind"
+    return _mean_metric([1.0 if r.success else 0.0 for r in decided], "tasks", empty)
 
 
 def pass_at_k(records: Iterable[EpisodeRecord], k: int) -> Metric:
