@@ -120,7 +120,7 @@ class Search(App):
         else:
             ctx.push("results", fields={"query": q})
         n = len(find_facts(st.facts, q)) if online(ctx.phone.apps) else 0
-        return f"searched the web for {q!r}: {n} results"
+        return f"searched the web for {q!r}: {n} result{'' if n == 1 else 's'}"
 
     def screen_main(self, ctx: Ctx) -> list[View]:
         u = ctx.u

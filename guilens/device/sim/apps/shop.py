@@ -210,7 +210,7 @@ class Shop(ShopPages, App):
             ctx.route.scroll.clear()
         else:
             ctx.push("results", fields={"search_box": q})
-        return f"searched for {q!r}: {n} results"
+        return f"searched for {q!r}: {n} result{'' if n == 1 else 's'}"
 
     def screen_main(self, ctx: Ctx) -> list[View]:
         u = ctx.u
@@ -266,7 +266,7 @@ class Shop(ShopPages, App):
                                ctx.opener("sort", "opened the sort options"),
                                style="tonal" if s.sort != "relevance" else "outline", icon=icons.sort))
         found = search_products(st, s)
-        summary = f"{len(found)} results for “{s.query}”" + (f" · {SORTS[s.sort]}" if s.sort != "relevance" else "")
+        summary = f"{len(found)} result{'' if len(found) == 1 else 's'} for “{s.query}”" + (f" · {SORTS[s.sort]}" if s.sort != "relevance" else "")
         views.append(Label((u(48), y + u(130), ctx.w - u(48), y + u(200)), summary, u(36), t.sub,
                            rid="result_count"))
         col = ui.Column(u(40), y + u(220), ctx.w - u(40))
@@ -357,7 +357,7 @@ class Shop(ShopPages, App):
         views.append(ui.scroll(ctx, (0, ctx.top + ctx.bar, ctx.w, ctx.bottom - u(200)), "filter_list", items))
         n = len(search_products(st, self._with_prices(ctx)))
         views.append(ui.button(ctx, (u(48), ctx.bottom - u(180), ctx.w - u(48), ctx.bottom - u(50)),
-                               f"Apply ({n} results)", "apply", lambda: self._apply(ctx)))
+                               f"Apply ({n} result{'' if n == 1 else 's'})", "apply", lambda: self._apply(ctx)))
         return views
 
     def _with_prices(self, ctx: Ctx) -> ShopSearch:
@@ -371,7 +371,8 @@ class Shop(ShopPages, App):
         st.search = self._with_prices(ctx)
         ctx.pop()
         ctx.route.scroll.clear()
-        return f"applied filters: {len(search_products(st, st.search))} results"
+        n = len(search_products(st, st.search))
+        return f"applied filters: {n} result{'' if n == 1 else 's'}"
 
     def _clear(self, ctx: Ctx) -> str:
         st: ShopState = ctx.state
