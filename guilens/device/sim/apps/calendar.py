@@ -15,6 +15,7 @@ from guilens.device.sim import icons, ui
 from guilens.device.sim.apps.when import parse_date, parse_time
 from guilens.device.sim.core import App, Ctx
 from guilens.device.sim.kit import Button, Label, View, mix
+from guilens.device.sim.records import by_id, number_records
 
 
 class Event(BaseModel):
@@ -45,18 +46,11 @@ class CalendarState(BaseModel):
 
     @model_validator(mode="after")
     def _ids(self) -> CalendarState:
-        taken = {e.id for e in self.events if e.id is not None}
-        nxt = 1
-        for e in self.events:
-            if e.id is None:
-                while nxt in taken:
-                    nxt += 1
-                e.id = nxt
-                taken.add(nxt)
+        number_records(self.events)
         return self
 
     def get(self, eid: int | None) -> Event | None:
-        return next((e for e in self.events if e.id == eid), None)
+        return by_id(self.events, eid)
 
     def on(self, day: date) -> list[Event]:
         return sorted((e for e in self.events if e.start.date() <= day <= (e.end or e.start).date()),

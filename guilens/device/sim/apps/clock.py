@@ -10,6 +10,7 @@ from guilens.device.sim import icons, ui
 from guilens.device.sim.apps.when import DAYS, parse_time
 from guilens.device.sim.core import App, Ctx, Phone
 from guilens.device.sim.kit import Label, Switch, View
+from guilens.device.sim.records import by_id, number_records
 
 
 class Alarm(BaseModel):
@@ -63,18 +64,11 @@ class ClockState(BaseModel):
 
     @model_validator(mode="after")
     def _ids(self) -> ClockState:
-        taken = {a.id for a in self.alarms if a.id is not None}
-        nxt = 1
-        for a in self.alarms:
-            if a.id is None:
-                while nxt in taken:
-                    nxt += 1
-                a.id = nxt
-                taken.add(nxt)
+        number_records(self.alarms)
         return self
 
     def get(self, aid: int | None) -> Alarm | None:
-        return next((a for a in self.alarms if a.id == aid), None)
+        return by_id(self.alarms, aid)
 
 
 def days_text(days: list[str]) -> str:

@@ -7,6 +7,7 @@ from pydantic import BaseModel, ConfigDict, model_validator
 from guilens.device.sim import icons, ui
 from guilens.device.sim.core import App, Ctx
 from guilens.device.sim.kit import Label, View
+from guilens.device.sim.records import by_id, number_records
 
 
 class Contact(BaseModel):
@@ -32,18 +33,11 @@ class ContactsState(BaseModel):
 
     @model_validator(mode="after")
     def _ids(self) -> ContactsState:
-        taken = {c.id for c in self.contacts if c.id is not None}
-        nxt = 1
-        for c in self.contacts:
-            if c.id is None:
-                while nxt in taken:
-                    nxt += 1
-                c.id = nxt
-                taken.add(nxt)
+        number_records(self.contacts)
         return self
 
     def get(self, cid: int | None) -> Contact | None:
-        return next((c for c in self.contacts if c.id == cid), None)
+        return by_id(self.contacts, cid)
 
     def by_number(self, number: str) -> Contact | None:
         want = digits(number)

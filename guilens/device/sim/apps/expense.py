@@ -11,6 +11,7 @@ from guilens.device.sim import icons, ui
 from guilens.device.sim.apps.when import parse_date
 from guilens.device.sim.core import App, Ctx
 from guilens.device.sim.kit import Label, View, mix
+from guilens.device.sim.records import by_id, number_records
 
 CATEGORIES = ["Food", "Shopping", "Transport", "Bills", "Entertainment", "Health", "Travel", "Other"]
 
@@ -37,18 +38,11 @@ class ExpenseState(BaseModel):
 
     @model_validator(mode="after")
     def _ids(self) -> ExpenseState:
-        taken = {t.id for t in self.transactions if t.id is not None}
-        nxt = 1
-        for t in self.transactions:
-            if t.id is None:
-                while nxt in taken:
-                    nxt += 1
-                t.id = nxt
-                taken.add(nxt)
+        number_records(self.transactions)
         return self
 
     def get(self, tid: int | None) -> Transaction | None:
-        return next((t for t in self.transactions if t.id == tid), None)
+        return by_id(self.transactions, tid)
 
 
 def _amount(s: str) -> float | None:

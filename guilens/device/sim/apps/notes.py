@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, model_validator
 from guilens.device.sim import icons, ui
 from guilens.device.sim.core import App, Ctx
 from guilens.device.sim.kit import Label, View
+from guilens.device.sim.records import by_id, number_records
 
 
 class Note(BaseModel):
@@ -33,18 +34,11 @@ class NotesState(BaseModel):
 
     @model_validator(mode="after")
     def _ids(self) -> NotesState:
-        taken = {n.id for n in self.notes if n.id is not None}
-        nxt = 1
-        for n in self.notes:
-            if n.id is None:
-                while nxt in taken:
-                    nxt += 1
-                n.id = nxt
-                taken.add(nxt)
+        number_records(self.notes)
         return self
 
     def get(self, note_id: int | None) -> Note | None:
-        return next((n for n in self.notes if n.id == note_id), None)
+        return by_id(self.notes, note_id)
 
 
 def _matches(n: Note, q: str) -> bool:
