@@ -57,6 +57,22 @@ class Column:
         self.y += h
 
 
+def editor_bar(ctx: Ctx, title: str, save: Handler, delete: Handler | None = None) -> View:
+    """The bar of an add or edit screen: Save, and Delete once the record exists."""
+    actions = [] if delete is None else [BarAction(icons.trash, "Delete", "delete", delete)]
+    actions.append(BarAction(icons.check, "Save", "save", save, text="Save"))
+    return app_bar(ctx, title, actions=actions)
+
+
+def record_bar(ctx: Ctx, title: str, record_id: int | None, edit: Handler) -> View:
+    """The bar of a record's own page: Delete (which asks first) and Edit."""
+    return app_bar(ctx, title, actions=[
+        BarAction(icons.trash, "Delete", "delete",
+                  ctx.opener("confirm_delete", "asked to confirm the delete", id=record_id)),
+        BarAction(icons.pencil, "Edit", "edit", edit),
+    ])
+
+
 def back_handler(ctx: Ctx) -> Handler:
     def go() -> str:
         note = ctx.app.leave(ctx)

@@ -198,11 +198,7 @@ class Calendar(App):
         if e is None:
             ctx.pop()
             return self.build(ctx)
-        views: list[View] = [ui.app_bar(ctx, "Event", actions=[
-            ui.BarAction(icons.trash, "Delete", "delete",
-                         ctx.opener("confirm_delete", "asked to confirm the delete", id=e.id)),
-            ui.BarAction(icons.pencil, "Edit", "edit", lambda: self._edit(ctx, e)),
-        ])]
+        views: list[View] = [ui.record_bar(ctx, "Event", e.id, lambda: self._edit(ctx, e))]
         col = ui.Column(u(56), ctx.top + ctx.bar + u(30), ctx.w - u(56))
         views.append(Label(col.next(u(150), u(20)), e.title, u(64), t.text, rid="event_title", bold=True, max_lines=2,
                            valign="top"))
@@ -253,8 +249,7 @@ class Calendar(App):
     def screen_edit(self, ctx: Ctx) -> list[View]:
         u = ctx.u
         eid = ctx.route.params.get("id")
-        views: list[View] = [ui.app_bar(ctx, "Edit event" if eid else "New event", actions=[
-            ui.BarAction(icons.check, "Save", "save", lambda: self._save(ctx), text="Save")])]
+        views: list[View] = [ui.editor_bar(ctx, "Edit event" if eid else "New event", lambda: self._save(ctx))]
         col = ui.Column(u(48), ctx.top + ctx.bar + u(10), ctx.w - u(48))
         items: list[View] = []
         for key, label in _FIELDS:

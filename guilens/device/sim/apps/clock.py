@@ -166,11 +166,8 @@ class Clock(App):
         u = ctx.u
         params = ctx.route.params
         aid = params.get("id")
-        actions = []
-        if aid is not None:
-            actions.append(ui.BarAction(icons.trash, "Delete", "delete", lambda: self._delete(ctx)))
-        actions.append(ui.BarAction(icons.check, "Save", "save", lambda: self._save(ctx), text="Save"))
-        views: list[View] = [ui.app_bar(ctx, "Edit alarm" if aid else "New alarm", actions=actions)]
+        views: list[View] = [ui.editor_bar(ctx, "Edit alarm" if aid else "New alarm", lambda: self._save(ctx),
+                                           None if aid is None else lambda: self._delete(ctx))]
         col = ui.Column(u(48), ctx.top + ctx.bar + u(20), ctx.w - u(48))
         views += ui.labeled_field(ctx, col, "time", "Time", "HH:MM, e.g. 07:30", height=150)
         views += ui.labeled_field(ctx, col, "label", "Label", "Alarm name", height=140)

@@ -145,11 +145,7 @@ class Contacts(App):
         if c is None:
             ctx.pop()
             return self.build(ctx)
-        views: list[View] = [ui.app_bar(ctx, "", actions=[
-            ui.BarAction(icons.trash, "Delete", "delete",
-                         ctx.opener("confirm_delete", "asked to confirm the delete", id=c.id)),
-            ui.BarAction(icons.pencil, "Edit", "edit", lambda: self._edit(ctx, c)),
-        ])]
+        views: list[View] = [ui.record_bar(ctx, "", c.id, lambda: self._edit(ctx, c))]
         y = ctx.top + ctx.bar + u(30)
         ar = (ctx.w // 2 - u(130), y, ctx.w // 2 + u(130), y + u(260))
         views.append(View(ar, cls="android.widget.ImageView", desc="Contact photo",
@@ -183,8 +179,7 @@ class Contacts(App):
     def screen_edit(self, ctx: Ctx) -> list[View]:
         u = ctx.u
         cid = ctx.route.params.get("id")
-        views: list[View] = [ui.app_bar(ctx, "Edit contact" if cid else "New contact", actions=[
-            ui.BarAction(icons.check, "Save", "save", lambda: self._save(ctx), text="Save")])]
+        views: list[View] = [ui.editor_bar(ctx, "Edit contact" if cid else "New contact", lambda: self._save(ctx))]
         col = ui.Column(u(48), ctx.top + ctx.bar + u(20), ctx.w - u(48))
         items: list[View] = []
         for key, label in _FIELDS:

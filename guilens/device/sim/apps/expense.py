@@ -146,11 +146,8 @@ class Expense(App):
         st: ExpenseState = ctx.state
         params = ctx.route.params
         tid = params.get("id")
-        actions = []
-        if tid is not None:
-            actions.append(ui.BarAction(icons.trash, "Delete", "delete", lambda: self._delete(ctx)))
-        actions.append(ui.BarAction(icons.check, "Save", "save", lambda: self._save(ctx), text="Save"))
-        views: list[View] = [ui.app_bar(ctx, "Edit transaction" if tid else "New transaction", actions=actions)]
+        views: list[View] = [ui.editor_bar(ctx, "Edit transaction" if tid else "New transaction",
+                                           lambda: self._save(ctx), None if tid is None else lambda: self._delete(ctx))]
         col = ui.Column(u(48), ctx.top + ctx.bar + u(16), ctx.w - u(48))
         items: list[View] = []
 

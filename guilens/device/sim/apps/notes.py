@@ -10,7 +10,7 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
-from guilens.device.sim import icons, ui
+from guilens.device.sim import ui
 from guilens.device.sim.core import App, Ctx
 from guilens.device.sim.kit import Label, View
 from guilens.device.sim.records import by_id, number_records
@@ -144,12 +144,9 @@ class Notes(App):
         u = ctx.u
         t = ctx.theme
         note_id = ctx.route.params.get("id")
-        actions = []
-        if note_id is not None:
-            actions.append(ui.BarAction(icons.trash, "Delete", "delete",
-                                        ctx.opener("confirm_delete", "asked to confirm the delete", id=note_id)))
-        actions.append(ui.BarAction(icons.check, "Save", "save", lambda: self._save(ctx), text="Save"))
-        views: list[View] = [ui.app_bar(ctx, "Edit note" if note_id is not None else "New note", actions=actions)]
+        delete = None if note_id is None else ctx.opener("confirm_delete", "asked to confirm the delete", id=note_id)
+        views: list[View] = [ui.editor_bar(ctx, "Edit note" if note_id is not None else "New note",
+                                           lambda: self._save(ctx), delete)]
         top = ctx.top + ctx.bar + u(24)
         tf = ui.field(ctx, (u(40), top, ctx.w - u(40), top + u(160)), "title", "Title", size=u(56),
                       submit=lambda: self._focus(ctx, "body"))
