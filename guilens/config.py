@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -45,6 +45,10 @@ class Settings(BaseModel):
     """Anthropic API base URL override (tests point it at a loopback server)."""
     request_timeout_s: float = Field(default=120.0, gt=0)
     max_retries: int = Field(default=4, ge=0, le=20)
+    renderer: Literal["auto", "halfcell", "sixel", "tgp", "iterm", "text"] = "auto"
+    """How the TUI draws the phone: `auto` picks Kitty graphics, Sixel or iTerm2 images where the
+    terminal draws them, else half cells with the text of the UI tree beside them (`--renderer`
+    overrides it)."""
 
 
 def config_file() -> Path:

@@ -6,6 +6,14 @@ actions) to whoever answers them, one Future each; `RunObserver` is the
 protocol through which the runner reports. The TUI implements the observer
 with `post_message`, the headless printer with rich; none of this imports
 Textual.
+
+A run over several devices shares one control and one channel. Pause, resume
+and cancel reach the whole run; a single step and a take-over may name one
+device (by the label the runner gives each, `sim-1`, `adb:SERIAL`; see
+`guilens.run.engine.device_labels`). Every request a device's attempt opens
+says which device asks (`Request.device`): the attempt runs inside
+`acting_for(label)`, so whatever asks from there (the agent, the user, a
+take-over) is tagged without being told.
 """
 
 from __future__ import annotations
@@ -13,11 +21,15 @@ from __future__ import annotations
 import concurrent.futures
 import itertools
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from PIL import Image
 
     from guilens.episode import Episode, Step
@@ -31,22 +43,51 @@ class Withdrawn(Exception):
     """Raised by `QuestionChannel.ask` when the asker stopped wanting the answer (a hand-back)."""
 
 
+_acting_for: ContextVar[str | None] = ContextVar("guilens_acting_for", default=None)
+
+
+@contextmanager
+def acting_for(device: str | None) -> Iterator[None]:
+    """Everything run inside works for `device`: requests it opens name it (`Request.device`).
+
+    A context variable rather than a parameter, so the agent, the simulated user and
+    the take-over prompt, which know nothing of devices, still ask on its behalf.
+    """
+    token = _acting_for.set(device)
+    try:
+        yield
+    finally:
+        _acting_for.reset(token)
+
+
+def current_device() -> str | None:
+    """The device the calling code works for (`acting_for`), or None outside a run."""
+    return _acting_for.get()
+
+
 class RunControl:
-    """Thread-safe pause / step / cancel / take-over flags, checked by the runner between steps."""
+    """Thread-safe pause / step / cancel / take-over flags, checked by the runner between steps.
+
+    Pausing holds the agent, not a person: while a person holds a device's controls
+    (`take_over`), that device's gate lets their moves through even when the run is
+    paused, and when they hand back a paused run stays paused.
+    """
 
     def __init__(self, *, paused: bool = False) -> None:
         self._lock = threading.Condition()
         self._paused = paused
-        self._steps_allowed = 0
+        self._steps_allowed: dict[str | None, int] = {}
+        """Single steps granted while paused, per device label; None: to whichever device comes first."""
         self._cancelled = False
-        self._human = False
+        self._human_all = False
+        self._human: set[str] = set()
         self._listeners: list[Callable[[], None]] = []
 
     # -- commands ---------------------------------------------------------------------------
     def pause(self) -> None:
         with self._lock:
             self._paused = True
-            self._steps_allowed = 0
+            self._steps_allowed.clear()
             self._lock.notify_all()
         self._changed()
 
@@ -63,11 +104,13 @@ class RunControl:
             self.pause()
         return self.paused
 
-    def step_once(self) -> None:
-        """Let exactly one more step run, then stay paused."""
+    def step_once(self, device: str | None = None) -> None:
+        """Let exactly one more step run, then stay paused: on `device`, or (None) on whichever
+        device reaches its gate first. A step granted while a person holds the controls waits
+        for the agent's turn."""
         with self._lock:
             self._paused = True
-            self._steps_allowed += 1
+            self._steps_allowed[device] = self._steps_allowed.get(device, 0) + 1
             self._lock.notify_all()
         self._changed()
 
@@ -77,9 +120,19 @@ class RunControl:
             self._lock.notify_all()
         self._changed()
 
-    def take_over(self, human: bool = True) -> None:
+    def take_over(self, human: bool = True, device: str | None = None) -> None:
+        """Give a person the controls of `device` (every device when None), or hand them back.
+        Handing back with None returns every device to its agent."""
         with self._lock:
-            self._human = human
+            if device is None:
+                self._human_all = human
+                if not human:
+                    self._human.clear()
+            elif human:
+                self._human.add(device)
+            else:
+                self._human.discard(device)
+                self._human_all = False
             self._lock.notify_all()
         self._changed()
 
@@ -94,7 +147,26 @@ class RunControl:
 
     @property
     def human(self) -> bool:
-        return self._human
+        """A person holds the controls of some device."""
+        return self.is_human()
+
+    def is_human(self, device: str | None = None) -> bool:
+        """A person holds the controls of `device` (of any device when None)."""
+        if self._human_all:
+            return True
+        return bool(self._human) if device is None else device in self._human
+
+    def holds(self, device: str | None = None) -> bool:
+        """Would `gate(device)` wait now? (The runner reports `paused` only when it does.)"""
+        with self._lock:
+            return self._holds(device)
+
+    def _holds(self, device: str | None) -> bool:
+        if self._cancelled or not self._paused:
+            return False
+        if device is not None and self.is_human(device):
+            return False
+        return self._steps_allowed.get(device, 0) <= 0 and self._steps_allowed.get(None, 0) <= 0
 
     def on_change(self, fn: Callable[[], None]) -> None:
         self._listeners.append(fn)
@@ -104,17 +176,22 @@ class RunControl:
             fn()
 
     # -- runner side ------------------------------------------------------------------------
-    def gate(self) -> None:
-        """Block while paused (unless a single step is allowed); raise `Cancelled` when cancelled."""
+    def gate(self, device: str | None = None) -> None:
+        """Block while paused, unless a single step is allowed or a person holds `device`'s
+        controls (their move is not held); raise `Cancelled` when cancelled. Without a device
+        (a phone gone away, waiting for someone to plug it back) only resuming opens it."""
         with self._lock:
             while True:
                 if self._cancelled:
                     raise Cancelled()
                 if not self._paused:
                     return
-                if self._steps_allowed > 0:
-                    self._steps_allowed -= 1
+                if device is not None and self.is_human(device):
                     return
+                for key in (device, None):
+                    if self._steps_allowed.get(key, 0) > 0:
+                        self._steps_allowed[key] -= 1
+                        return
                 self._lock.wait(timeout=0.2)
 
     def check(self) -> None:
@@ -133,6 +210,8 @@ class Request:
     context: dict[str, Any] = field(default_factory=dict)
     id: int = 0
     future: concurrent.futures.Future[str] = field(default_factory=concurrent.futures.Future)
+    device: str | None = None
+    """The device whose attempt asks (its label), or None when asked outside a run's attempt."""
 
 
 class QuestionChannel:
@@ -172,7 +251,8 @@ class QuestionChannel:
         `Cancelled` if the run is cancelled meanwhile; `Withdrawn` once `still_wanted()`
         turns false (a person handing control back while the runner waits for their move).
         """
-        req = Request(kind=kind, text=text, suggestion=suggestion, context=context or {}, id=next(self._ids))
+        req = Request(kind=kind, text=text, suggestion=suggestion, context=context or {}, id=next(self._ids),
+                      device=current_device())
         with self._lock:
             self._pending[req.id] = req
         self._notify(req, "opened")
@@ -221,15 +301,36 @@ class QuestionChannel:
 
 
 class RunObserver(Protocol):
-    """What the runner reports, in order. Called on the runner's thread: implementations hand
-    the data to their own thread (the TUI posts messages) and return quickly. Every method is
-    optional for `ObserverList`; implement the ones you need."""
+    """What the runner reports, in order. Called on the runner's thread (one thread per device
+    in a batch): implementations hand the data to their own thread (the TUI posts messages)
+    and return quickly. Every method is optional for `ObserverList`; implement the ones you need.
+
+    Every call about an attempt passes its `Episode`, whose `device` is the label of the
+    device it runs on: that is how an observer of a batch tells the devices apart.
+    """
+
+    def on_run_started(self, run_dir: Path, total: int) -> None:
+        """The run directory exists; `total` tasks are to run."""
+        ...
+
+    def on_devices(self, devices: list[str]) -> None:
+        """The run's devices, by label (`Episode.device`), once open and before any attempt."""
+        ...
 
     def on_attempt_started(self, episode: Episode) -> None: ...
 
     def on_step_started(self, episode: Episode, index: int) -> None: ...
 
-    def on_screen(self, episode: Episode, index: int, screenshot: Image.Image, ui_xml: str | None) -> None: ...
+    def on_screen(self, episode: Episode, index: int, screenshot: Image.Image, ui_xml: str | None) -> None:
+        """What the phone shows now, as soon as the runner has it; `index` is the step that will
+        see this screen (after the last step: the number of steps, and this is the final screen).
+
+        Reported when the attempt first looks at the phone, after every action that changed
+        what the device shows (before the next step waits at a pause), and when a phone that
+        can change by itself (a real one) is looked at again after a pause. A step that does
+        not touch the device (`ask_user`, `answer`, `finish`, a rejected action) reports none.
+        """
+        ...
 
     def on_step(self, episode: Episode, step: Step) -> None:
         """A step is complete: thought, action, memory, ask, milestones are all in `step`."""
@@ -242,10 +343,13 @@ class RunObserver(Protocol):
     def on_milestone(self, episode: Episode, milestone_id: str, step: int) -> None: ...
 
     def on_state(self, episode: Episode, state: str) -> None:
-        """`running`, `paused`, `waiting` (for an answer), `human` (at the controls), `finished`."""
+        """`running`, `paused`, `waiting` (for an answer), `human` (at the controls), `disconnected`,
+        `finished`."""
         ...
 
     def on_attempt_finished(self, episode: Episode) -> None: ...
+
+    def on_task_finished(self, task: str, status: str) -> None: ...
 
     def on_run_finished(self, episodes: list[Episode]) -> None: ...
 

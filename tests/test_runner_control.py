@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from guilens.config import Settings
-from guilens.control import QuestionChannel, RunControl
+from guilens.control import Cancelled, QuestionChannel, RunControl
 from guilens.episode import EpisodeReader
 from guilens.run.engine import Runner
 from guilens.run.plan import plan_run
@@ -344,3 +344,44 @@ def test_a_task_whose_reset_fails_is_an_error_and_the_run_goes_on(tmp_path):
     # no snapshot on a real phone: each attempt starts from the task's reset steps (none for `fine`)
     assert fine.attempts[0].device == "adb:FAKE" and phone.resets == [["pm clear com.nope"], []]
     assert fine.attempts[0].decided_by == "agent"  # a milestone without a check: rules cannot decide
+
+
+
+def _passes(control: RunControl, device: str | None = None) -> bool:
+    """Does `gate(device)` let a step through now? (It returns at once when it does, using up a single step.)"""
+    if control.holds(device):
+        return False
+    done = threading.Event()
+    threading.Thread(target=lambda: (control.gate(device), done.set()), daemon=True).start()
+    assert done.wait(2), "holds() said the gate was open, but it held"
+    return True
+
+
+def test_the_gate_holds_the_agent_not_the_person():
+    control = RunControl(paused=True)
+    assert not _passes(control, "sim-1")
+    control.take_over(True, device="sim-1")
+    assert _passes(control, "sim-1") and _passes(control, "sim-1")  # the person's moves go through
+    assert not _passes(control, "sim-2")  # the other device stays held
+    control.take_over(False, device="sim-1")
+    assert control.paused and not _passes(control, "sim-1")  # still paused after handing back
+    control.take_over(True)  # every device
+    assert control.is_human("sim-2") and _passes(control, "sim-2")
+    control.take_over(False)
+    assert not control.human and not _passes(control, "sim-2")
+    control.resume()
+    assert _passes(control, "sim-2")
+
+
+def test_a_single_step_can_name_its_device():
+    control = RunControl(paused=True)
+    control.step_once("sim-2")
+    assert not _passes(control, "sim-1") and _passes(control, "sim-2") and not _passes(control, "sim-2")
+    control.step_once()  # no device: whichever comes first, once
+    assert _passes(control, "sim-1") and not _passes(control, "sim-2")
+    control.step_once("sim-1")
+    control.pause()  # pausing again takes back steps not yet taken
+    assert not _passes(control, "sim-1")
+    control.cancel()
+    with pytest.raises(Cancelled):
+        control.gate("sim-1")

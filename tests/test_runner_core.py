@@ -94,8 +94,10 @@ def test_observers_hear_the_run_in_order(files, tmp_path):
     result = run(f"{files[0]}:budget", tmp_path / "runs", observers=[ev])
     names = ev.names()
     assert names[0] == "on_run_started" and names[-1] == "on_run_finished"
-    assert names.index("on_attempt_started") < names.index("on_step_started") < names.index("on_screen")
-    assert names.index("on_screen") < names.index("on_step") < names.index("on_attempt_finished")
+    assert ev.of("on_devices") == [(["sim"],)]
+    # the phone is shown as soon as it is seen: before the first step, and after each action
+    assert names.index("on_attempt_started") < names.index("on_screen") < names.index("on_step_started")
+    assert names.index("on_step_started") < names.index("on_step") < names.index("on_attempt_finished")
     assert [a[1].index for a in ev.of("on_step")] == [0, 1, 2]
     assert ev.of("on_milestone")[0][1:] == ("opened", 0)
     assert ev.of("on_task_finished") == [("budget", "success")]
@@ -118,6 +120,12 @@ def test_batch_spreads_tasks_over_devices(files, tmp_path):
     assert {t: r.status for t, r in result.tasks.items()} == {"grocery": "success", "budget": "success"}
     assert {a[0].task for a in ev.of("on_attempt_started")} == {"grocery", "budget"}
     assert ev.threads["on_attempt_started"] == {"run-1-sim", "run-2-sim"}  # one task per device, at once
+    # each device runs under its own label, recorded as the episode's device
+    assert ev.of("on_devices") == [(["sim-1", "sim-2"],)]
+    assert sorted(a[0].device for a in ev.of("on_attempt_started")) == ["sim-1", "sim-2"]
+    for task in ("grocery", "budget"):
+        device = json.loads((result.run_dir / task / "attempt-1" / "episode.json").read_text())["device"]
+        assert device in ("sim-1", "sim-2")
     meta = json.loads((result.run_dir / "run.json").read_text())
     assert meta["devices"] == ["sim", "sim"] and set(meta["results"]) == {"grocery", "budget"}
 

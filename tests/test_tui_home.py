@@ -78,8 +78,16 @@ def test_full_resolution_frames_are_scaled_to_their_cells_with_the_action_drawn(
     phone = PhoneView("tgp")
     phone.box = (40, 44)
     img = Image.new("RGB", (1080, 2400), (0, 0, 0))
-    scaled, fit = phone._fullres_image(img, {"type": "tap", "x": 540, "y": 1200})
-    assert scaled.size == (fit.cols * phone.cell[0], fit.rows * phone.cell[1])
+    encoded, fit = phone.encode(img, {"type": "tap", "x": 540, "y": 1200})
+    scaled = encoded.image
+    assert (encoded.cols, encoded.rows) == (fit.cols, fit.rows)
+    assert scaled.width <= fit.cols * phone.cell[0] and scaled.height <= fit.rows * phone.cell[1]
+    assert scaled.width > (fit.cols - 1) * phone.cell[0] or scaled.height > (fit.rows - 1) * phone.cell[1]
     centre: Any = scaled.getpixel((scaled.width // 2, scaled.height // 2))
     assert centre == phone.overlay_colors.mark
     assert phone.prepare(img) is None  # no half-cell frames for a full-resolution view
+    # magnified x2 around the tap: the tap stays in the middle, at twice the size
+    phone.magnify(2, (540, 1200))
+    zoomed, zfit = phone.encode(img, {"type": "tap", "x": 540, "y": 1200})
+    assert phone.viewport == (270, 600, 810, 1800) and (zfit.ox, zfit.oy) == (270, 600)
+    assert zoomed.image.getpixel((zoomed.image.width // 2, zoomed.image.height // 2)) == phone.overlay_colors.mark

@@ -155,10 +155,13 @@ async def test_a_new_action_never_shows_on_an_older_screen() -> None:
 
 
 def test_renderer_choice_is_explicit() -> None:
-    from guilens.screens.widgets.phone import resolve_renderer
+    from guilens.screens.launch import pick_renderer
+    from guilens.screens.phone_setup import RendererError
 
-    assert resolve_renderer("halfcell") == "halfcell"
-    with pytest.raises(ValueError, match="unknown renderer"):
-        resolve_renderer("ascii")
-    # not a terminal under pytest: auto falls back to our half-cell view
-    assert asyncio.run(asyncio.to_thread(resolve_renderer, "auto")) == "halfcell"
+    assert pick_renderer("halfcell").renderer == "halfcell"
+    with pytest.raises(RendererError, match="unknown renderer"):
+        pick_renderer("ascii")
+    # not a terminal under pytest: auto falls back to the half-cell view, with the text beside it
+    auto = asyncio.run(asyncio.to_thread(pick_renderer, "auto"))
+    assert (auto.renderer, auto.view) == ("halfcell", "both")
+    assert (pick_renderer("text").renderer, pick_renderer("text").view) == ("halfcell", "text")

@@ -2,10 +2,11 @@
 and a host app that mounts one screen or widget.
 
 `ScriptedRunner` follows the runner's contract as the TUI sees it (observer
-callbacks in order, `RunControl.gate()` between steps, `ask_user` through the
-question channel with the simulated user's suggestion, a person's actions
-through `action` requests while they have taken over, `annotate`), and writes
-a real attempt directory with `Recorder`. The steps it plays are fixed, so
+callbacks in order, the screen reported as soon as it is seen, `RunControl.gate()`
+between steps, which lets a person at the controls through, `ask_user` through
+the question channel with the simulated user's suggestion, a person's actions
+through `action` requests while they have taken over, all asked on behalf of
+its device, `annotate`), and writes a real attempt directory with `Recorder`. The steps it plays are fixed, so
 tests can assert exactly what the screens show.
 """
 
@@ -20,17 +21,13 @@ from typing import Any
 from PIL import Image
 
 from guilens.actions import AskUser, Finish, parse_command
-from guilens.control import Cancelled, ObserverList, QuestionChannel, RunControl
+from guilens.control import Cancelled, ObserverList, QuestionChannel, RunControl, acting_for
 from guilens.episode import Ask, Episode, LTMEntry, Memory, MilestoneHit, Recorder, Step, Timings, Usage
 from guilens.run.resolve import parse_person_action, resolve_action
+from guilens.screens.widgets.phone import set_cell_size
 
-# Pin the cell size textual-image would measure, so geometry is the same on every machine.
-try:  # pragma: no cover - depends on textual-image internals
-    from textual_image._terminal import CellSize, get_cell_size
-
-    get_cell_size._result = CellSize(10, 20)  # type: ignore[attr-defined]
-except Exception:  # pragma: no cover
-    pass
+# The phone views' cell size, pinned so geometry is the same on every machine (no terminal is asked).
+set_cell_size((10, 20))
 
 
 @dataclass
@@ -105,7 +102,7 @@ class ScriptedRunner:
         self.recorder: Recorder | None = None
         self.dir: Path | None = None
 
-    def annotate(self, label: str) -> None:
+    def annotate(self, label: str, device: str | None = None) -> None:
         rec = self.recorder
         if rec is None or not rec.steps:
             raise RuntimeError("no step to mark yet")
@@ -114,6 +111,10 @@ class ScriptedRunner:
         rec.update_step(step)
 
     def run(self) -> list[Episode]:
+        with acting_for("sim"):
+            return self._run()
+
+    def _run(self) -> list[Episode]:
         from guilens.device.sim import SimDevice
 
         dev = SimDevice()
@@ -126,14 +127,14 @@ class ScriptedRunner:
         self.obs.on_attempt_started(ep)
         self.obs.on_state(ep, "running")
         status, i, pos, last_result = "failure", 0, 0, ""
+        obs = dev.observe()
+        self.obs.on_screen(ep, 0, obs.screenshot, obs.ui_xml)
         try:
             while pos < len(self.script) and i < (ep.budget or 10):
-                self.control.gate()
+                self.control.gate("sim")
                 self.obs.on_step_started(ep, i)
-                obs = dev.observe()
-                self.obs.on_screen(ep, i, obs.screenshot, obs.ui_xml)
                 t0 = datetime.now().astimezone()
-                if self.control.human:
+                if self.control.is_human("sim"):
                     self.obs.on_state(ep, "human")
                     reply = self.channel.ask("action", f"Step {i}: your action?", control=self.control)
                     action, by, s = parse_person_action(reply, obs.size), "human", ScriptStep(reply)
@@ -176,10 +177,12 @@ class ScriptedRunner:
                 if isinstance(action, Finish):
                     status = action.status
                     break
+                if not isinstance(action, AskUser):
+                    obs = dev.observe()
+                    self.obs.on_screen(ep, i, obs.screenshot, obs.ui_xml)
         except Cancelled:
             status = "aborted"
-        final = dev.observe()
-        done = rec.finish(status, final_screen=final.screenshot, final_ui=final.ui_xml)  # type: ignore[arg-type]
+        done = rec.finish(status, final_screen=obs.screenshot, final_ui=obs.ui_xml)  # type: ignore[arg-type]
         self.obs.on_state(done, "finished")
         self.obs.on_attempt_finished(done)
         self.obs.on_run_finished([done])

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from guilens.commands.tui import RENDERER_HELP, check_renderer_option
+
 if TYPE_CHECKING:
     from guilens.run.plan import RunPlan
 
@@ -59,12 +61,16 @@ def _tui() -> Any:
     return run_tui
 
 
-def execute(plan: RunPlan, *, headless: bool, thoughts: bool = False) -> int:
+def execute(plan: RunPlan, *, headless: bool, thoughts: bool = False, renderer: str | None = None) -> int:
     """Run a plan to the end; return the exit status."""
-    if not headless and sys.stdin.isatty() and sys.stdout.isatty():  # no terminal, no TUI: print instead
+    from guilens.screens.graphics.probe import under_web_driver
+
+    # The TUI needs a screen: a terminal on both ends, or textual-serve's web driver (guilens web).
+    # With neither (a pipe, CI), print instead.
+    if not headless and ((sys.stdin.isatty() and sys.stdout.isatty()) or under_web_driver()):
         run_tui = _tui()
         if run_tui is not None:
-            code = run_tui(plan)
+            code = run_tui(plan, renderer=renderer)
             return code if isinstance(code, int) else 0
     from guilens.control import QuestionChannel, RunControl
     from guilens.device.base import DeviceError
@@ -106,27 +112,31 @@ def register(app: typer.Typer) -> None:
         seed: int = typer.Option(None, "--seed", help="Seed for agents that draw random numbers."),
         headless: bool = typer.Option(False, "--headless", help="No TUI: one line per step on standard output."),
         thoughts: bool = typer.Option(False, "--thoughts", help="Headless: print the agent's thought under each step."),
+        renderer: str = typer.Option(None, "--renderer", help=RENDERER_HELP),
     ) -> None:
         """Run an agent on a scenario or task and record the episodes."""
+        check_renderer_option(renderer)
         kw: dict[str, Any] = dict(agent=agent, devices=device or None, user=user, level=level, attempts=attempts,
                                   all_attempts=all_attempts, max_steps=max_steps, out=out, model=model, seed=seed)
         plan = _plan(target, command=_command("run", target, {**kw, "headless": headless}), **kw)
-        raise typer.Exit(execute(plan, headless=headless, thoughts=thoughts))
+        raise typer.Exit(execute(plan, headless=headless, thoughts=thoughts, renderer=renderer))
 
     @app.command()
     def demo(
         headless: bool = typer.Option(False, "--headless", help="No TUI: one line per step on standard output."),
         level: str = typer.Option(None, "--level", "-l", help="Instruction level (default: the most ambiguous the demo has)."),
         out: Path = typer.Option(None, "--out", "-o", help="Where the run goes (default: the run_dir setting)."),
+        renderer: str = typer.Option(None, "--renderer", help=RENDERER_HELP),
     ) -> None:
         """Watch the oracle agent solve the demo scenario on the simulated phone (no phone, no API key)."""
+        check_renderer_option(renderer)
         scenario = _demo_scenario()
         if level is None:
             levels = scenario.levels
             level = levels[-1] if levels else "L0"
         plan = _plan(scenario.id, command=_command("demo", None, {"level": level, "out": out, "headless": headless}),
                      agent="oracle", devices=["sim"], user="oracle", level=level, out=out)
-        raise typer.Exit(execute(plan, headless=headless))
+        raise typer.Exit(execute(plan, headless=headless, renderer=renderer))
 
 
 def _demo_scenario() -> Any:

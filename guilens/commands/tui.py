@@ -10,7 +10,9 @@ from pathlib import Path
 
 import typer
 
-RENDERER_HELP = "Phone renderer: auto (Kitty/Sixel graphics where the terminal has them), halfcell, tgp, sixel."
+RENDERER_HELP = ("How to draw the phone: auto (Kitty graphics, Sixel or iTerm2 images where the terminal "
+                 "draws them, else half cells beside the UI tree's text), halfcell, sixel, tgp (Kitty), iterm, "
+                 "text. Default: the renderer setting.")
 
 
 def _fail(message: str, code: int = 2) -> None:
@@ -18,9 +20,11 @@ def _fail(message: str, code: int = 2) -> None:
     raise typer.Exit(code)
 
 
-def _check_renderer(renderer: str | None) -> None:
-    if renderer is not None and renderer not in ("auto", "halfcell", "tgp", "sixel"):
-        _fail(f"--renderer {renderer!r}: choose auto, halfcell, tgp or sixel")
+def check_renderer_option(renderer: str | None) -> None:
+    from guilens.screens.graphics.probe import RENDERERS
+
+    if renderer is not None and renderer.strip().lower() not in RENDERERS:
+        _fail(f"--renderer {renderer!r}: choose {', '.join(RENDERERS)}")
 
 
 def from_episode(
@@ -46,14 +50,20 @@ def from_episode(
 
 def register(app: typer.Typer) -> None:
     @app.callback(invoke_without_command=True)
-    def home(ctx: typer.Context) -> None:
+    def home(
+        ctx: typer.Context,
+        renderer: str = typer.Option(None, "--renderer", help=RENDERER_HELP),
+    ) -> None:
         """With no command: the home screen (pick a scenario, task, level, agent, user and device)."""
         if ctx.invoked_subcommand is not None or ctx.resilient_parsing:
+            if renderer is not None:
+                _fail("--renderer goes after the command: guilens COMMAND --renderer NAME")
             return
+        check_renderer_option(renderer)
         from guilens.config import load_settings
         from guilens.screens.launch import home_tui
 
-        home_tui(load_settings())
+        home_tui(load_settings(), renderer=renderer)
 
     @app.command()
     def replay(
@@ -63,7 +73,7 @@ def register(app: typer.Typer) -> None:
         """Step through a recorded episode: before/after screens, thought, memory, milestones, verdict."""
         from guilens.episode import EpisodeError, EpisodeReader, find_episodes
 
-        _check_renderer(renderer)
+        check_renderer_option(renderer)
         target = episode
         if not (episode / "episode.json").is_file():
             found = find_episodes(episode) if episode.is_dir() else []
@@ -90,7 +100,7 @@ def register(app: typer.Typer) -> None:
         from guilens.config import load_settings
         from guilens.screens.launch import runs_tui
 
-        _check_renderer(renderer)
+        check_renderer_option(renderer)
         settings = load_settings()
         where = directory if directory is not None else settings.run_dir
         if not where.is_dir():

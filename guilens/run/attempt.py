@@ -1,17 +1,26 @@
 """One attempt at one task on one device: the step loop.
 
-Per step: wait at the control's gate (pause, single step, cancel) → look at the
-phone → ask the agent (or, during a take-over, the person) → validate the action
-and resolve element targets to pixels against the very UI tree the agent saw →
-`ask_user` goes to the user, `answer`/`finish` end the attempt, anything else
-goes to the device → check milestones by rules on what the phone shows now →
-record the step → tell the observers. An invalid action is recorded as an error
-step and the agent is told why on its next step; both cost a step of the budget.
+Per step: wait at the control's gate (pause, single step, cancel) → ask the
+agent (or, during a take-over, the person) about the screen the phone shows →
+validate the action and resolve element targets to pixels against the very UI
+tree the agent saw → `ask_user` goes to the user, `answer`/`finish` end the
+attempt, anything else goes to the device → look at the phone again → check
+milestones by rules on what it shows now → record the step → tell the
+observers, the new screen last. An invalid action is recorded as an error step
+and the agent is told why on its next step; both cost a step of the budget.
 
-The observation taken after an action serves twice: for the milestone checks
-of that step and as what the agent sees next, so the loop observes once per
-step. Milestones are recorded on the step whose action reached them. The app
-state the checks read with it is recorded too (`state/NNNN.json`, see
+The observation taken after an action serves three times: for the milestone
+checks of that step, as what the agent sees next, and as what the observers
+show at once (`on_screen`), so after a single step, or at the end, the phone
+on screen is the phone as it is, not as it was before the pause.
+
+Pausing holds the agent, not the person: while a person holds this device's
+controls the gate lets their moves through, and when they hand back with the
+run paused the agent waits at the gate again. The attempt runs inside
+`acting_for(label)`, so every request it opens names its device.
+
+Milestones are recorded on the step whose action reached them. The app state
+the checks read with it is recorded too (`state/NNNN.json`, see
 `guilens.run.statelog`), so the judge's replay reaches milestones where the run did.
 """
 
@@ -23,40 +32,20 @@ import traceback
 from typing import TYPE_CHECKING, Any
 
 from guilens.actions import Action, ActionError, Answer, AskUser, Finish, parse_action, to_command
-from guilens.agents.base import AgentContext, AgentStep, StepInput, lessons_of
-from guilens.control import Cancelled, ObserverList, QuestionChannel, RunControl, Withdrawn
+from guilens.agents.base import AgentContext, AgentStep, StepInput
+from guilens.control import Cancelled, ObserverList, QuestionChannel, RunControl, Withdrawn, acting_for
 from guilens.device.base import DeviceDisconnected, DeviceError, Observation, UnsupportedAction
-from guilens.episode import Ask, Episode, Memory, MilestoneHit, Recorder, Step, Timings, Usage, now
+from guilens.episode import Ask, Episode, Memory, MilestoneHit, Recorder, Step, Timings, now
+from guilens.run.closing import close_attempt
 from guilens.run.resolve import resolve_action
-from guilens.run.statelog import StateLog
-from guilens.run.types import AttemptOutcome, AttemptSpec, Feedback, template_values
-from guilens.scenarios.checks import CheckContext, MilestoneTracker, success
-from guilens.scenarios.spec_checks import ElementCheck, ScreenTextCheck, StateCheck, iter_checks
+from guilens.run.statelog import StateLog, check_reads
+from guilens.run.types import AttemptOutcome, AttemptSpec, Feedback, jsonable, template_values
+from guilens.scenarios.checks import CheckContext, MilestoneTracker
 from guilens.users import UserContext
 
 if TYPE_CHECKING:
     from guilens.device.base import Device
     from guilens.users import SimUser
-
-
-def _needs(check: Any) -> set[str]:
-    """What a check reads: `ui` (screen text, elements) and/or `state` (the sim's app state)."""
-    out: set[str] = set()
-    for c in iter_checks(check):
-        if isinstance(c, StateCheck):
-            out.add("state")
-        elif isinstance(c, ScreenTextCheck | ElementCheck):
-            out.add("ui")
-    return out
-
-
-def _jsonable(raw: Any) -> Any:
-    if raw is None or isinstance(raw, str | int | float | bool | list | dict):
-        return raw
-    dump = getattr(raw, "model_dump", None)
-    if callable(dump):
-        return dump(exclude_none=True)
-    return repr(raw)
 
 
 class AttemptRunner:
@@ -73,6 +62,7 @@ class AttemptRunner:
         control: RunControl,
         channel: QuestionChannel,
         pause_on_disconnect: bool = False,
+        label: str | None = None,
     ) -> None:
         self.spec = spec
         self.device = device
@@ -82,12 +72,14 @@ class AttemptRunner:
         self.control = control
         self.channel = channel
         self.pause_on_disconnect = pause_on_disconnect
+        self.label = label or str(getattr(device, "name", "device"))
+        """What the run calls this device (`sim-2`): the episode's `device`, the control's key."""
         task, scenario = spec.task, spec.scenario
         self.values = template_values(task, spec.values)
         self.instruction = task.instruction_at(spec.level, self.values)
         self.intent = task.instruction_at("L0", self.values)
         self.tracker = MilestoneTracker(task, dict(self.values))
-        self._needs = {m.id: _needs(m.check) for m in self.tracker.milestones if m.check is not None}
+        self._needs = {m.id: check_reads(m.check) for m in self.tracker.milestones if m.check is not None}
         self.episode = Episode(
             run_id=spec.run_id,
             task=task.id,
@@ -100,7 +92,7 @@ class AttemptRunner:
             agent=str(getattr(agent, "name", "agent")),
             model=getattr(agent, "model", None),
             user=user.name,
-            device=str(getattr(device, "name", "device")),
+            device=self.label,
             screen_size=tuple(device.size),  # type: ignore[arg-type]
             budget=spec.budget,
             milestones_total=self.tracker.total,
@@ -122,6 +114,8 @@ class AttemptRunner:
         """Of which handing steps to the recorder (waiting when its encoders fall behind)."""
         self.current: Observation | None = None
         """What the phone shows now: the screen the next step sees, or the final screen."""
+        self._announced = -1
+        """The last step index reported to `on_step_started` (a step handed back while paused starts once)."""
 
     # -- timed device calls ---------------------------------------------------------------------
     def _device_call(self, fn: Any, *args: Any) -> Any:
@@ -188,7 +182,7 @@ class AttemptRunner:
                 self.channel, self.control, obs,
                 prompt=f"Take-over, step {index + 1} of {self.spec.budget}: your action?",
                 context={"step": index, "by": "human", "task": self.spec.task.id},
-                still_wanted=lambda: self.control.human,
+                still_wanted=lambda: self.control.is_human(self.label),
             )
         except Withdrawn:
             self.obs.on_state(self.episode, "running")
@@ -198,14 +192,18 @@ class AttemptRunner:
         return AgentStep(action=action, description=to_command(action), memory=self.memory.model_copy(deep=True))
 
     def _gate(self) -> bool:
-        """Wait at the control's gate; True if the run was held (the screen may be stale)."""
-        held = self.control.paused
+        """Wait at the control's gate; True if the run was held (a real phone may have moved on)."""
+        held = self.control.holds(self.label)
         if held:
             self.obs.on_state(self.episode, "paused")
-        self.control.gate()
+        self.control.gate(self.label)
         if held:
             self.obs.on_state(self.episode, "running")
         return held
+
+    def _show(self, index: int, obs: Observation) -> None:
+        """Tell the observers what the phone shows now; `index` is the step that will see it."""
+        self.obs.on_screen(self.episode, index, obs.screenshot, obs.ui_xml)
 
     # -- the loop ---------------------------------------------------------------------------------
     def run(self) -> AttemptOutcome:
@@ -213,6 +211,12 @@ class AttemptRunner:
         rec = Recorder(spec.directory, ep)
         self.recorder = rec
         self.obs.on_attempt_started(ep)
+        with acting_for(self.label):
+            status, error = self._run()
+        return self._finish(status, error, self.current)
+
+    def _run(self) -> tuple[str, str | None]:
+        spec, ep = self.spec, self.episode
         status, error = "error", None
         try:
             self.agent.reset(AgentContext(
@@ -230,6 +234,7 @@ class AttemptRunner:
                 values=dict(spec.values),
             ))
             self.current = self._device_call(self.device.observe)
+            self._show(0, self.current)  # before the first gate: a run started paused shows its phone
             start = self.tracker.update(self._context(self.current), 0)
             status = self._loop([m.id for m in start])
         except Cancelled:
@@ -242,7 +247,7 @@ class AttemptRunner:
         except Exception as err:  # an agent or user bug ends this attempt, not the run
             status, error = "error", f"{type(err).__name__}: {err}"
             ep.error_detail = "".join(traceback.format_exception(err))[-4000:]
-        return self._finish(status, error, self.current)
+        return status, error
 
     def _loop(self, start_hits: list[str]) -> str:
         """Steps until the agent ends the attempt (`answer`/`finish`) or the budget runs out."""
@@ -250,26 +255,33 @@ class AttemptRunner:
         fb = Feedback()
         index = 0
         while True:
-            if self._gate() and getattr(self.device, "name", "") != "sim":
-                self.current = self._device_call(self.device.observe)  # a real phone moved on meanwhile
             if index >= self.spec.budget:
                 return "timeout"
+            if self._gate() and getattr(self.device, "name", "") != "sim":
+                self.current = self._device_call(self.device.observe)  # a real phone moved on meanwhile
+                self._show(index, self.current)
             terminal = self._step(index, fb, start_hits if index == 0 else [])
+            if terminal is None:
+                continue  # handed back without a move while paused: the agent waits at the gate
             index += 1
             if terminal:
                 return "failure" if self.finish_status == "failure" else "success"  # `_finish` applies the rules
 
-    def _step(self, index: int, fb: Feedback, start_hits: list[str]) -> bool:
-        """One step: decide, validate, perform, check, record, report. True when it ends the attempt."""
+    def _step(self, index: int, fb: Feedback, start_hits: list[str]) -> bool | None:
+        """One step: decide, validate, perform, check, record, report. True when it ends the attempt;
+        None when there was no step after all (the person handed back while the run is paused)."""
         ep, rec, obs = self.episode, self.recorder, self.current
         assert rec is not None and obs is not None
         t_step = time.perf_counter()
         outside = ep.timings.device_s + ep.timings.agent_s + ep.timings.user_s
         started = now()
-        self.obs.on_step_started(ep, index)
-        self.obs.on_screen(ep, index, obs.screenshot, obs.ui_xml)
-        human = self.control.human
+        if self._announced != index:
+            self._announced = index
+            self.obs.on_step_started(ep, index)
+        human = self.control.is_human(self.label)
         astep = self._human_action(obs, index) if human else None
+        if human and astep is None and self.control.holds(self.label):
+            return None
         if astep is None:
             human = False
             inp = StepInput(index=index, observation=obs, budget_left=self.spec.budget - index,
@@ -281,7 +293,7 @@ class AttemptRunner:
             self.memory = astep.memory
         step = Step(
             index=index, started_at=started, ended_at=started, app=obs.app, clock=obs.clock,
-            thought=astep.thought, action_raw=_jsonable(astep.action), action_description=astep.description,
+            thought=astep.thought, action_raw=jsonable(astep.action), action_description=astep.description,
             action_result=astep.action_result, memory=astep.memory, usage=astep.usage,
             by="human" if human or getattr(self.agent, "is_human", False) else "agent",
         )
@@ -311,6 +323,8 @@ class AttemptRunner:
         self.obs.on_step(ep, step)
         for mid in hits:
             self.obs.on_milestone(ep, mid, index)
+        if after is not obs:  # the phone changed: show it now, not when the next step passes the gate
+            self._show(index + 1, after)
         fb.history.append({
             "index": index, "by": step.by, "app": step.app, "action": step.action,
             "description": step.action_description, "target": step.target, "result": step.device_result,
@@ -373,59 +387,7 @@ class AttemptRunner:
         return ask
 
     def _finish(self, status: str, error: str | None, obs: Observation | None) -> AttemptOutcome:
-        ep, rec, spec = self.episode, self.recorder, self.spec
-        assert rec is not None
-        final_state: dict[str, Any] | None = None
-        if obs is not None:
-            try:  # what the last check read of this very screen, else asked now (unless it has none)
-                final_state = self.states.cached(obs) or (self.device.state() if self.states.available else None)
-            except Exception:
-                final_state = None
-        state_error = self.states.close()
-        if state_error:
-            ep.state_error = state_error
-        if status in ("success", "failure", "timeout") and obs is not None:
-            ctx = CheckContext.from_observation(obs, state=final_state, answer=self.answer)
-            verdict = success(spec.task, self.tracker, ctx)
-            if status == "success":
-                if verdict.ok is False:
-                    status = "failure"
-                ep.decided_by = "rules" if verdict.ok is not None else "agent"
-            ep.outcome_reason = verdict.reason
-        ep.finish_status = self.finish_status  # type: ignore[assignment]
-        ep.final_answer = self.answer
-        ep.status = status  # type: ignore[assignment]
-        lessons: list[str] = []
-        extra = Usage()
-        if spec.want_lessons and status not in ("success", "aborted"):
-            before = getattr(self.agent, "lessons_usage", None)
-            try:
-                lessons = lessons_of(self.agent, ep, list(rec.steps))
-                after = getattr(self.agent, "lessons_usage", None)
-                if isinstance(after, Usage) and after is not before:  # what the reflection call cost
-                    extra = after
-            except Exception as err:  # reflection is a bonus; its failure must not lose the attempt
-                ep.lessons_error = f"{type(err).__name__}: {err}"
-        ep.lessons_learned = lessons
-        ep.timings.runner_s = round(self.loop_s, 4)
-        ep.timings.record_s = round(self.record_s, 4)
-        t_drain = time.perf_counter()
-        for k in ("agent_s", "device_s", "user_s"):
-            setattr(ep.timings, k, round(getattr(ep.timings, k), 4))
-        try:
-            rec.finish(
-                status,  # type: ignore[arg-type]
-                final_screen=obs.screenshot if obs is not None else None,
-                final_ui=obs.ui_xml if obs is not None else None,
-                final_state=final_state,
-                error=error,
-            )
-        finally:
-            ep.timings.drain_s = round(time.perf_counter() - t_drain, 4)
-            if extra.input_tokens or extra.output_tokens or extra.cost_usd:
-                ep.tokens = ep.tokens + extra
-                ep.cost_usd = round(ep.tokens.cost_usd, 6)
-            rec.write_episode()
-        self.obs.on_state(ep, "finished")
-        self.obs.on_attempt_finished(ep)
-        return AttemptOutcome(ep, list(rec.steps), self.tracker, final_state, self.answer, self.memory, lessons)
+        outcome = close_attempt(self, status, error, obs)
+        self.obs.on_state(outcome.episode, "finished")
+        self.obs.on_attempt_finished(outcome.episode)
+        return outcome

@@ -4,13 +4,17 @@ One `Runner.run()` serves a single task, k attempts, a batch over several
 devices and a persistent day. With one device it runs on the caller's thread
 (the TUI's worker); a batch starts one thread per device, each taking the next
 task, one task per device at a time. `RunControl` is shared: pause, single
-step and cancel reach every attempt; a cancelled run stops taking tasks and
-every attempt it cut short is recorded `aborted`.
+step and cancel reach every attempt (a single step, a take-over and a mark
+may name one device); a cancelled run stops taking tasks and every attempt it
+cut short is recorded `aborted`.
+
+Each device runs under a label (`guilens.run.workers`): `sim`, or `sim-1` and
+`sim-2` when two sims share a run. It is the episode's `device`, so observers
+tell the devices' events apart and the record says which phone ran what.
 """
 
 from __future__ import annotations
 
-import contextlib
 import queue
 import threading
 from dataclasses import dataclass, field
@@ -23,6 +27,7 @@ from guilens.episode import Episode, Recorder, Timings, now
 from guilens.run.attempt import AttemptRunner
 from guilens.run.store import MemoryStore, RunRecord, make_run_dir, save_scenario
 from guilens.run.types import AttemptOutcome, AttemptSpec, instruction_for, template_values
+from guilens.run.workers import Worker, close_workers, open_workers
 
 if TYPE_CHECKING:
     from guilens.device.base import Device
@@ -61,16 +66,6 @@ class RunResult:
         return sum(1 for r in self.tasks.values() if r.status == "success")
 
 
-class _Worker:
-    """One device, its agent, and the attempt running on it (for annotations)."""
-
-    def __init__(self, device: Device, agent: Any, owned: bool) -> None:
-        self.device = device
-        self.agent = agent
-        self.owned = owned
-        self.current: AttemptRunner | None = None
-
-
 class Runner:
     """Runs a `RunPlan`. The TUI gives its own observer, control and channel."""
 
@@ -91,7 +86,7 @@ class Runner:
         self.run_dir: Path | None = None
         self.record: RunRecord | None = None
         self.memory: MemoryStore | None = None
-        self._workers: list[_Worker] = []
+        self._workers: list[Worker] = []
         self._active: AttemptRunner | None = None
         self._lock = threading.Lock()
         self._results: dict[str, TaskResult] = {}
@@ -103,48 +98,33 @@ class Runner:
         """The attempt that most recently started (the one a person is watching)."""
         return self._active
 
-    def annotate(self, label: str) -> bool:
-        """Mark the current step of the current attempt with a label (`m` in the TUI)."""
-        active = self._active
+    @property
+    def devices(self) -> dict[str, Device]:
+        """The run's open devices by label (empty before the run opens them)."""
+        return {w.label: w.device for w in self._workers}
+
+    def annotate(self, label: str, device: str | None = None) -> bool:
+        """Mark the current step of the current attempt with a label (`m` in the TUI): the attempt
+        on `device` (a label) when given, else the one that started last."""
+        if device is not None:
+            worker = next((w for w in self._workers if w.label == device), None)
+            active = worker.current if worker is not None else None
+        else:
+            active = self._active
         return active.annotate(label) if active is not None else False
-
-    # -- devices ---------------------------------------------------------------------------------
-    def _open(self, spec: Any) -> tuple[Device, bool]:
-        if not isinstance(spec, str):
-            return spec, False
-        from guilens.device import open_device
-
-        s = self.plan.settings
-        if spec == "sim":
-            return open_device("sim", width=s.screen_width, height=s.screen_height), True
-        return open_device(spec), True
-
-    def _open_workers(self) -> list[_Worker]:
-        workers: list[_Worker] = []
-        try:
-            for spec in self.plan.devices:
-                device, owned = self._open(spec)
-                workers.append(_Worker(device, None, owned))
-            for w in workers:
-                w.agent = self.plan.make_agent(channel=self.channel, control=self.control)
-        except BaseException:
-            for w in workers:
-                if w.owned:
-                    w.device.close()
-            raise
-        return workers
 
     # -- the run ---------------------------------------------------------------------------------
     def run(self) -> RunResult:
         """Run the plan to the end (or until cancelled). Raises `DeviceError` if a device cannot be opened."""
         plan = self.plan
         user = plan.make_user(channel=self.channel, control=self.control)
-        self._workers = self._open_workers()  # before the run directory: an unusable device leaves nothing
+        self._workers = open_workers(plan, channel=self.channel, control=self.control)  # before the run directory: an unusable device leaves nothing
         self.run_dir = make_run_dir(plan.out, plan.run_id)
         save_scenario(self.run_dir, plan.scenario)  # the judge reads this copy, not a pack edited since
         self.record = RunRecord(self.run_dir, plan)
         self.memory = MemoryStore(self.run_dir / "ltm")
         self.observers.on_run_started(self.run_dir, len(plan.tasks))
+        self.observers.on_devices([w.label for w in self._workers])
         status = "completed"
         try:
             if plan.sequence:
@@ -165,10 +145,7 @@ class Runner:
             raise
         finally:
             self.channel.withdraw_all()
-            for w in self._workers:
-                if w.owned:
-                    with contextlib.suppress(Exception):
-                        w.device.close()
+            close_workers(self._workers)
             model = next((w.agent.model for w in self._workers if getattr(w.agent, "model", None)), None)
             self.record.finish(status if not self._interrupted else "interrupted", model=model)
             self.observers.on_run_finished([ep for r in self._results.values() for ep in r.attempts])
@@ -181,7 +158,7 @@ class Runner:
             todo.put(t)
         errors: list[BaseException] = []
 
-        def work(worker: _Worker) -> None:
+        def work(worker: Worker) -> None:
             while not self.control.cancelled:
                 try:
                     task = todo.get_nowait()
@@ -192,7 +169,7 @@ class Runner:
                 except BaseException as err:  # a device that died: record it, let the others go on
                     errors.append(err)
                     assert self.record is not None
-                    self.record.warn(f"{worker.device.name}: {type(err).__name__}: {err}")
+                    self.record.warn(f"{worker.label}: {type(err).__name__}: {err}")
                     return
 
         threads = [threading.Thread(target=work, args=(w,), name=f"run-{i}-{w.device.name}", daemon=True)
@@ -229,13 +206,14 @@ class Runner:
             device.set_clock(when)
         except DeviceError as err:
             assert self.record is not None
-            self.record.warn(f"{getattr(device, 'name', 'device')}: could not set the clock to {when}: {err}")
+            label = next((w.label for w in self._workers if w.device is device), getattr(device, "name", "device"))
+            self.record.warn(f"{label}: could not set the clock to {when}: {err}")
 
     def _attempt_dir(self, task: Task, n: int) -> Path:
         assert self.run_dir is not None
         return self.run_dir / task.id / f"attempt-{n}"
 
-    def _run_task(self, worker: _Worker, user: SimUser, task: Task, *, values: dict[str, str] | None = None,
+    def _run_task(self, worker: Worker, user: SimUser, task: Task, *, values: dict[str, str] | None = None,
                   sequence_index: int | None = None, stream: str | None = None,
                   prepared: bool = False) -> TaskResult:
         plan, device = self.plan, worker.device
@@ -262,7 +240,7 @@ class Runner:
                         self._prepare(device, task)
             except DeviceError as err:
                 self._record_unrun(result, task, n, "error", f"device: setting up the task failed: {err}",
-                                   values or {}, sequence_index, str(getattr(device, "name", "device")))
+                                   values or {}, sequence_index, worker.label)
                 break
             more = n < plan.attempts
             spec = AttemptSpec(
@@ -273,7 +251,7 @@ class Runner:
             )
             runner = AttemptRunner(spec, device=device, agent=worker.agent, user=user, observers=self.observers,
                                    control=self.control, channel=self.channel,
-                                   pause_on_disconnect=self.pause_on_disconnect)
+                                   pause_on_disconnect=self.pause_on_disconnect, label=worker.label)
             worker.current = runner
             self._active = runner
             outcome = runner.run()
@@ -314,7 +292,7 @@ class Runner:
         self.observers.on_task_finished(result.task, result.status)
 
     # -- a persistent day ------------------------------------------------------------------------------
-    def _run_sequence(self, worker: _Worker, user: SimUser) -> None:
+    def _run_sequence(self, worker: Worker, user: SimUser) -> None:
         from guilens.scenarios.checks import extract_value
 
         plan, device = self.plan, worker.device
@@ -383,7 +361,7 @@ class Runner:
         with self._lock:
             self._results[task.id] = result
         self._record_unrun(result, task, 1, "blocked", f"prerequisite failed: {why}", values, index,
-                           str(getattr(self._workers[0].device, "name", "device")))
+                           self._workers[0].label)
         self._close_task(result)
 
     def _record_unrun(self, result: TaskResult, task: Task, n: int, status: str, error: str,

@@ -29,7 +29,21 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from guilens.scenarios.spec_checks import ElementCheck, ScreenTextCheck, StateCheck, iter_checks
+
 STATE_DIR = "state"
+
+
+def check_reads(check: Any) -> set[str]:
+    """What a milestone check reads: `ui` (screen text, elements) and/or `state` (the sim's app
+    state), so the loop fetches the state only while a check still waiting needs it."""
+    out: set[str] = set()
+    for c in iter_checks(check):
+        if isinstance(c, StateCheck):
+            out.add("state")
+        elif isinstance(c, ScreenTextCheck | ElementCheck):
+            out.add("ui")
+    return out
 
 
 def state_path(index: int) -> str:

@@ -33,6 +33,16 @@ def instruction_for(task: Task, level: str, flows: dict[str, str] | None = None)
     return task.instruction_at(level, template_values(task, flows))
 
 
+def jsonable(raw: Any) -> Any:
+    """What an agent emitted, as JSON the step line can hold (`action_raw`), whatever it was."""
+    if raw is None or isinstance(raw, str | int | float | bool | list | dict):
+        return raw
+    dump = getattr(raw, "model_dump", None)
+    if callable(dump):
+        return dump(exclude_none=True)
+    return repr(raw)
+
+
 @dataclass
 class AttemptSpec:
     """Everything one attempt needs to know that is not a live object."""

@@ -2,8 +2,9 @@
 
 The app itself only holds what all screens share: the stylesheet, the help
 key, the command palette (which lists the current screen's keys, so every
-key can also be found by name), and the phone renderer chosen before the app
-started. `launch.py` builds it with the screen to open first.
+key can also be found by name), the phone setup chosen before the app
+started, and the graphics layer that draws full-resolution phones
+(`GraphicsApp`). `launch.py` builds it with the screen to open first.
 """
 
 from __future__ import annotations
@@ -12,14 +13,15 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from textual.app import App, SystemCommand
+from textual.app import SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
-from guilens.screens.widgets.phone import Renderer
+from guilens.screens.phone_setup import PhoneSetup
+from guilens.screens.widgets.graphics_view import GraphicsApp
 
 
-class GuilensApp(App[Any]):
+class GuilensApp(GraphicsApp):
     CSS_PATH = Path(__file__).parent / "app.tcss"
     TITLE = "guilens"
     BINDINGS = [
@@ -27,10 +29,10 @@ class GuilensApp(App[Any]):
         Binding("ctrl+q", "quit", "Quit", show=False, priority=True),
     ]
 
-    def __init__(self, first: Callable[[], Screen[Any]], *, renderer: Renderer = "halfcell") -> None:
+    def __init__(self, first: Callable[[], Screen[Any]], *, renderer: PhoneSetup | str = "halfcell") -> None:
         super().__init__()
         self._first = first
-        self.renderer: Renderer = renderer
+        self.renderer: PhoneSetup | str = renderer
         self.run_result: Any = None
         """What the last run returned (`launch.run_tui` hands it to the CLI)."""
 

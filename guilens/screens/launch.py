@@ -1,9 +1,10 @@
 """Entry points the CLI calls to open the TUI: a run, a replay, the runs browser, the home screen.
 
-Each picks the phone renderer before Textual starts (textual-image asks the
-terminal what it supports, and cannot once Textual owns stdin), builds the
-app with its first screen, and runs it. `GUILENS_RENDERER` (`auto`, `halfcell`,
-`tgp`, `sixel`) overrides the choice.
+Each decides how the phone is shown before Textual starts (the terminal is
+asked what images it draws, which it cannot be once Textual owns stdin),
+builds the app with its first screen, and runs it. `--renderer`, then the
+`renderer` setting (`GUILENS_RENDERER` or the settings file) choose: `auto`,
+`halfcell`, `sixel`, `tgp` (Kitty graphics), `iterm` or `text`.
 """
 
 from __future__ import annotations
@@ -17,14 +18,23 @@ if TYPE_CHECKING:
     from guilens.control import QuestionChannel, RunControl
     from guilens.episode import Episode
     from guilens.run.plan import RunPlan
-    from guilens.screens.widgets.phone import Renderer
+    from guilens.screens.phone_setup import PhoneSetup
     from guilens.users import SimUser, UserContext, UserReply
 
 
-def pick_renderer(renderer: str | None = None) -> Renderer:
-    from guilens.screens.widgets.phone import resolve_renderer
+def pick_renderer(renderer: str | None = None, settings: Any = None) -> PhoneSetup:
+    """The phone setup for this terminal: `renderer` if given, else the setting, else `auto`."""
+    from guilens.screens.graphics.probe import FULL_RESOLUTION, probe, under_web_driver
+    from guilens.screens.phone_setup import check_renderer, choose
+    from guilens.screens.widgets.phone import set_cell_size
 
-    return resolve_renderer(renderer or os.environ.get("GUILENS_RENDERER") or "auto")
+    wanted = renderer or (getattr(settings, "renderer", None) if settings is not None else None)
+    wanted = check_renderer(wanted or os.environ.get("GUILENS_RENDERER") or "auto")
+    if wanted in FULL_RESOLUTION and under_web_driver():
+        wanted = "auto"  # the browser's terminal draws no images: half cells and the text beside them
+    setup = choose(wanted, probe())
+    set_cell_size(setup.cell)
+    return setup
 
 
 class ReviewedUser:
@@ -67,7 +77,7 @@ def tui_plan(plan: RunPlan) -> RunPlan:
     return _Reviewed(**{f.name: getattr(plan, f.name) for f in dataclasses.fields(plan)})
 
 
-def make_run_screen(plan: RunPlan, *, renderer: Renderer = "halfcell", paused: bool = False) -> Any:
+def make_run_screen(plan: RunPlan, *, renderer: PhoneSetup | str = "halfcell", paused: bool = False) -> Any:
     """The run screen for `plan`, running the real `Runner` (tests mount it in their own app)."""
     from guilens.run.engine import Runner
     from guilens.screens.run_screen import RunScreen
@@ -94,7 +104,7 @@ def run_tui(plan: RunPlan, *, renderer: str | None = None, paused: bool = False)
     """Run `plan` in the run screen; returns the runner's `RunResult` (None if it never finished)."""
     from guilens.screens.app import GuilensApp
 
-    chosen = pick_renderer(renderer)
+    chosen = pick_renderer(renderer, plan.settings)
     app = GuilensApp(lambda: make_run_screen(plan, renderer=chosen, paused=paused), renderer=chosen)
     app.run()
     return app.run_result
@@ -106,7 +116,7 @@ def replay_tui(path: Path | str, *, renderer: str | None = None, settings: Any =
     from guilens.screens.replay_screen import ReplayScreen
 
     EpisodeReader(path)  # a bad directory is a one-line error before the terminal changes
-    chosen = pick_renderer(renderer)
+    chosen = pick_renderer(renderer, settings)
     GuilensApp(lambda: ReplayScreen(path, renderer=chosen, settings=settings), renderer=chosen).run()
 
 
@@ -117,7 +127,7 @@ def runs_tui(directory: Path | str | None = None, *, renderer: str | None = None
 
     settings = settings if settings is not None else load_settings()
     where = Path(directory) if directory is not None else settings.run_dir
-    chosen = pick_renderer(renderer)
+    chosen = pick_renderer(renderer, settings)
     GuilensApp(lambda: RunsScreen(where, renderer=chosen, settings=settings), renderer=chosen).run()
 
 
@@ -128,7 +138,7 @@ def home_tui(settings: Any = None, *, renderer: str | None = None) -> Any:
     from guilens.screens.home_screen import HomeScreen
 
     settings = settings if settings is not None else load_settings()
-    chosen = pick_renderer(renderer)
+    chosen = pick_renderer(renderer, settings)
     app = GuilensApp(lambda: HomeScreen(settings, renderer=chosen), renderer=chosen)
     app.run()
     return getattr(app, "run_result", None)

@@ -3,8 +3,10 @@
 `TextualObserver` turns each `RunObserver` callback into one of these and posts
 it to the run screen (`post_message` is thread-safe). Screens arrive far more
 often than anything else and only the newest matters, so `ScreenCaptured`
-replaces an older one still waiting in the queue. Episodes are copied when
-posted: the runner keeps mutating its own.
+replaces an older one of the same device still waiting in the queue. Every
+message about an attempt carries its episode, whose `device` says which of
+the run's devices it concerns. Episodes are copied when posted: the runner
+keeps mutating its own.
 """
 
 from __future__ import annotations
@@ -20,6 +22,13 @@ if TYPE_CHECKING:
     from guilens.control import Request
     from guilens.episode import Episode, Step
     from guilens.screens.widgets.halfcell import HalfcellFrame
+
+
+@dataclass
+class DevicesKnown(Message):
+    """The run's devices by label (`RunObserver.on_devices`): one pane each."""
+
+    devices: list[str]
 
 
 @dataclass
@@ -47,7 +56,8 @@ class ScreenCaptured(Message):
     """The last action, drawn on this screen (the frame has it drawn already)."""
 
     def can_replace(self, message: Message) -> bool:
-        return isinstance(message, ScreenCaptured)
+        # Only the same device's older screen: another phone's is news in its own pane.
+        return isinstance(message, ScreenCaptured) and message.episode.device == self.episode.device
 
 
 @dataclass

@@ -1,10 +1,10 @@
 """`TextualObserver`: the runner's observer protocol, delivered to the TUI as messages.
 
-Every callback runs on the runner's thread and only posts a message, so the
-run never waits for the screen. The one piece of real work done here is
-shrinking each screenshot to the phone view's size (`prepare`), because that
-must happen off the event loop and the runner's thread is the one that has
-the frame first.
+Every callback runs on the runner's thread (one per device in a batch) and
+only posts a message, so the run never waits for the screen. The one piece of
+real work done here is shrinking each screenshot to its device's phone view
+(`prepare`), because that must happen off the event loop and the runner's
+thread is the one that has the frame first.
 """
 
 from __future__ import annotations
@@ -36,13 +36,14 @@ class TextualObserver:
         self,
         target: MessagePump,
         *,
-        prepare: Callable[[Image.Image, dict[str, Any] | None], HalfcellFrame | None] | None = None,
+        prepare: Callable[[str, Image.Image, dict[str, Any] | None], HalfcellFrame | None] | None = None,
     ) -> None:
         self.target = target
         self.prepare = prepare
+        """`prepare(device, screenshot, action)`: the frame for that device's phone view, or None."""
         self.errors: list[BaseException] = []
-        self.last_action: dict[str, Any] | None = None
-        """The last recorded action: the phone view draws it on the next screen too."""
+        self.last_action: dict[str, dict[str, Any] | None] = {}
+        """Per device, the last recorded action: the phone view draws it on the next screen too."""
 
     def attach(self, control: RunControl | None, channel: QuestionChannel | None) -> None:
         """Forward control and question-channel changes too; both may fire on any thread."""
@@ -59,8 +60,11 @@ class TextualObserver:
         self.target.post_message(m.RequestChanged(request, event))
 
     # -- RunObserver ----------------------------------------------------------------------
+    def on_devices(self, devices: list[str]) -> None:
+        self.target.post_message(m.DevicesKnown(list(devices)))
+
     def on_attempt_started(self, episode: Episode, directory: Path | str | None = None) -> None:
-        self.last_action = None
+        self.last_action[episode.device] = None
         self.target.post_message(m.AttemptStarted(_copy(episode), str(directory) if directory else None))
 
     def on_step_started(self, episode: Episode, index: int) -> None:
@@ -68,15 +72,16 @@ class TextualObserver:
 
     def on_screen(self, episode: Episode, index: int, screenshot: Image.Image, ui_xml: str | None) -> None:
         frame = None
+        action = self.last_action.get(episode.device)
         if self.prepare is not None:
             try:
-                frame = self.prepare(screenshot, self.last_action)
+                frame = self.prepare(episode.device, screenshot, action)
             except Exception as err:  # the view prepares it itself then; never fail the run over a preview
                 self.errors.append(err)
-        self.target.post_message(m.ScreenCaptured(_copy(episode), index, screenshot, ui_xml, frame, self.last_action))
+        self.target.post_message(m.ScreenCaptured(_copy(episode), index, screenshot, ui_xml, frame, action))
 
     def on_step(self, episode: Episode, step: Step) -> None:
-        self.last_action = step.action
+        self.last_action[episode.device] = step.action
         self.target.post_message(m.StepRecorded(_copy(episode), step.model_copy(deep=True)))
 
     def on_question(self, episode: Episode, question: str, suggestion: str | None) -> None:

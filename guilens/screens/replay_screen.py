@@ -59,6 +59,8 @@ class ReplayScreen(Screen[None]):
                     ("g", "go to a step by number"), ("↑ ↓ in the list", "pick a step")]),
         ("The episode", [("j", "judge it (stages appear as they complete)"),
                          ("z", "zoom the two screens to the whole terminal"),
+                         ("v", "the phones as pixels, as the UI tree's text, or both side by side"),
+                         ("+ / -", "magnify around the action's target (arrows pan while a phone has focus)"),
                          ("q, Esc", "back (quit when this is the first screen)")]),
         ("Everywhere", [("?", "this help"), ("ctrl+p", "command palette")]),
     ]
@@ -70,6 +72,9 @@ class ReplayScreen(Screen[None]):
         Binding("g", "goto", "Go to"),
         Binding("j", "judge", "Judge"),
         Binding("z", "zoom", "Zoom"),
+        Binding("v", "cycle_view", "View"),
+        Binding("plus,equals_sign", "magnify(1)", "Magnify", key_display="+", show=False),
+        Binding("minus", "magnify(-1)", "Less", key_display="-", show=False),
         Binding("q,escape", "back", "Back"),
     ]
 
@@ -148,18 +153,30 @@ class ReplayScreen(Screen[None]):
         return opts
 
     def on_resize(self) -> None:
-        """Each phone as wide as its aspect ratio needs at this height, within a third of the width."""
-        w, h = self.reader.episode.screen_size or (1080, 2400)
+        """Each phone as wide as its view needs at this height (pixels at the screen's aspect, text
+        wider), within a share of the terminal's width."""
         before = self.query_one("#before", PhoneView)
         if self.zoomed:
             cols = self.size.width // 2
         else:
             rows = max(4, self.size.height - 5)  # summary, footer, borders
-            cw, ch = before.cell
             share = 3 / 10 if self.size.width >= 150 else 1 / 5
-            cols = min(round(rows * ch * w / (h * cw)) + 2, max(16, int(self.size.width * share)))
+            if before.view != "pixels":  # text wants width, but the step's detail needs room too
+                share = 1 / 4 if self.size.width >= 150 else 1 / 5
+            cols = min(before.wanted_width(rows) + 2, max(16, int(self.size.width * share)))
         for phone in (before, self.query_one("#after", PhoneView)):
             phone.styles.width = cols
+
+    def action_cycle_view(self) -> None:
+        after = self.query_one("#after", PhoneView)
+        view = self.query_one("#before", PhoneView).cycle_view()
+        after.view = view
+        self.on_resize()
+        self.notify(f"Phones: {view}", timeout=2)
+
+    def action_magnify(self, delta: int) -> None:
+        for phone in self.query(PhoneView):
+            phone.magnify(phone.zoom + delta)
 
     def on_mount(self) -> None:
         milestones = self.query_one(MilestoneView)
@@ -203,15 +220,16 @@ class ReplayScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="replay-load")
     def _load(self, index: int) -> None:
-        before = self.reader.screen(index)
-        after = self.reader.screen(index + 1) if index + 1 <= len(self.steps) else None
+        before = self.reader.screen(index), self.reader.ui_xml(index)
+        last = index + 1 <= len(self.steps)
+        after = (self.reader.screen(index + 1), self.reader.ui_xml(index + 1)) if last else (None, None)
         self.app.call_from_thread(self._show, index, before, after)
 
-    def _show(self, index: int, before: Any, after: Any) -> None:
+    def _show(self, index: int, before: tuple[Any, str | None], after: tuple[Any, str | None]) -> None:
         if index != self.index:
             return
-        self.query_one("#before", PhoneView).show(before, self.steps[index].action)
-        self.query_one("#after", PhoneView).show(after)
+        self.query_one("#before", PhoneView).show(before[0], self.steps[index].action, ui_xml=before[1])
+        self.query_one("#after", PhoneView).show(after[0], ui_xml=after[1])
 
     @on(OptionList.OptionHighlighted, "#step-list")
     def _picked(self, event: OptionList.OptionHighlighted) -> None:

@@ -1,36 +1,36 @@
-"""The run screen's half that listens to the runner: each observer message updates its panel.
+"""The run screen's half that listens to the runner: each observer message goes to the pane of
+the device it is about (`Episode.device`), which updates its panels.
 
 Mixed into `RunScreen`. Handlers are found by name (`on_step_recorded` for
-`messages.StepRecorded`), which Textual looks up along the class's MRO.
+`messages.StepRecorded`), which Textual looks up along the class's MRO. They
+are coroutines because a device the screen has not seen yet gets its pane
+first (`add_pane` completes asynchronously), and the message after it must
+find that pane mounted.
 """
 
 from __future__ import annotations
 
 import functools
-import time
+import inspect
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from textual.css.query import NoMatches
 from textual.screen import Screen
+from textual.widgets import TabbedContent
 
 from guilens.screens import messages as m
-from guilens.screens.widgets.human import HumanPanel
-from guilens.screens.widgets.memory import MemoryView
-from guilens.screens.widgets.milestones import MilestoneView, rows_from_task
-from guilens.screens.widgets.phone import PhoneView
-from guilens.screens.widgets.render import AttemptHeader, Outcome, Question, Reply
+from guilens.screens.device_pane import DevicePane
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Awaitable, Callable
 
     from guilens.control import Request
-    from guilens.episode import Episode, Memory, Step
-    from guilens.screens.widgets.status import StatusLine
-    from guilens.screens.widgets.trace import TraceView
+    from guilens.episode import Episode
+    from guilens.screens.widgets.phone import Renderer
 
 
-F = TypeVar("F", bound="Callable[..., None]")
+F = TypeVar("F", bound="Callable[..., Any]")
 
 
 def live(handler: F) -> F:
@@ -38,11 +38,13 @@ def live(handler: F) -> F:
     reporting (aborted, finished) for a moment after the person quit."""
 
     @functools.wraps(handler)
-    def wrapper(self: Screen[None], *args: Any) -> None:
+    async def wrapper(self: Screen[None], *args: Any) -> None:
         if not self.is_mounted or not self.is_attached:
             return
         try:
-            handler(self, *args)
+            result = handler(self, *args)
+            if inspect.isawaitable(result):
+                await result
         except NoMatches:  # a panel already removed: the screen is closing
             if self.is_attached:
                 raise
@@ -53,26 +55,21 @@ def live(handler: F) -> F:
 class RunnerFeed(Screen[None]):
     """A part of `RunScreen`, which sets up the state below."""
 
-    episode: Episode | None
-    episode_dir: Path | None
+    renderer: Renderer
     dir_lookup: Callable[[Episode], Path | None] | None
     task_lookup: Callable[[Episode], Any] | None
-    steps: list[Step]
     finished_dirs: list[Path]
     pending: dict[int, Request]
-    runner_state: str
-    ui_xml: str | None
-    _prev_memory: Memory | None
+    zoomed: bool
+    created_panes: list[DevicePane]
     _asking: int | None
 
     if TYPE_CHECKING:
         @property
-        def status(self) -> StatusLine: ...
+        def pane(self) -> DevicePane: ...
 
         @property
-        def trace(self) -> TraceView: ...
-
-        def _size_phone(self) -> None: ...
+        def panes(self) -> list[DevicePane]: ...
 
         def _update_state(self) -> None: ...
 
@@ -80,113 +77,118 @@ class RunnerFeed(Screen[None]):
 
         def _close_question(self) -> None: ...
 
+        def _several_devices(self) -> None: ...
+
         def open_question(self, req: Request) -> None: ...
 
         def human_request_opened(self, req: Request) -> None: ...
 
+    # -- which pane --------------------------------------------------------------------------
+    def new_pane(self, label: str | None) -> DevicePane:
+        pane = DevicePane(self.renderer, label=label, id=f"device-{len(self.created_panes) + 1}",
+                          task_lookup=self.task_lookup, dir_lookup=self.dir_lookup, zoomed=self.zoomed)
+        self.created_panes = [*self.created_panes, pane]  # a new list: the runner's thread may be reading the old
+        return pane
+
+    async def pane_for(self, label: str | None) -> DevicePane:
+        """The pane of the device called `label`: the first pane takes the first name it hears
+        (a runner that never lists its devices), a device not seen before gets a new tab."""
+        panes = self.panes
+        for pane in panes:
+            if pane.label == label:
+                return pane
+        unnamed = next((p for p in panes if p.label is None), None)
+        if unnamed is not None or label is None:
+            pane = unnamed or panes[0]
+            if label is not None:
+                pane.label = label
+            return pane
+        pane = self.new_pane(label)
+        await self.query_one("#devices", TabbedContent).add_pane(pane)
+        self._several_devices()
+        return pane
+
+    def pane_of_request(self, req: Request) -> DevicePane:
+        """Whose request: the device that asked, else the device running the task it names, else
+        the pane in view (a runner that does not say which device asks)."""
+        panes = self.panes
+        for pane in panes:
+            if req.device is not None and pane.label == req.device:
+                return pane
+        task = (req.context or {}).get("task")
+        for pane in panes:
+            if task is not None and pane.episode is not None and pane.episode.task == task:
+                return pane
+        return panes[0] if len(panes) == 1 else self.pane
+
+    def _feed(self, msg: Any, apply: Callable[[DevicePane], Any]) -> Awaitable[None]:
+        async def go() -> None:
+            pane = await self.pane_for(msg.episode.device if msg.episode is not None else None)
+            apply(pane)
+
+        return go()
+
+    # -- the runner's messages ---------------------------------------------------------------------
     @live
-    def on_attempt_started(self, msg: m.AttemptStarted) -> None:
-        ep = msg.episode
-        self.episode = ep
-        self.episode_dir = Path(msg.directory) if msg.directory else (self.dir_lookup(ep) if self.dir_lookup else None)
-        self.steps = []
-        self._prev_memory = None
-        st = self.status
-        st.scenario, st.task_id, st.level = ep.scenario, ep.task, ep.level
-        st.attempt, st.attempts, st.budget = ep.attempt, ep.attempts, ep.budget or 0
-        st.step, st.tokens, st.cost, st.outcome = 0, 0, 0.0, ""
-        st.started, st.ended = time.monotonic(), 0.0
-        self.query_one(MemoryView).reset(ep.lessons)
-        task = self._lookup_task(ep)
-        milestones = self.query_one(MilestoneView)
-        milestones.set_rows(rows_from_task(task) if task is not None else [])
-        self.trace.milestone_text = {r.id: r.text for r in milestones.rows}
-        self.trace.add(AttemptHeader(ep))
-        phone = self.query_one(PhoneView)
-        phone.border_title = f"phone · {ep.device}" if ep.device else "phone"
-        self._size_phone()
-        self._update_milestone_title()
-
-    def _lookup_task(self, ep: Episode) -> Any:
-        if self.task_lookup is None:
-            return None
-        try:
-            return self.task_lookup(ep)
-        except Exception:  # a missing task definition only costs the pending rows
-            return None
-
-    @live
-    def on_step_started(self, msg: m.StepStarted) -> None:
-        self.status.step = msg.index + 1
-
-    @live
-    def on_screen_captured(self, msg: m.ScreenCaptured) -> None:
-        phone = self.query_one(PhoneView)
-        phone.show(msg.image, msg.action, msg.frame)
-        self.ui_xml = msg.ui_xml
-        if self.has_class("-human"):
-            self.query_one(HumanPanel).set_ui(msg.ui_xml)
-
-    @live
-    def on_step_recorded(self, msg: m.StepRecorded) -> None:
-        step = msg.step
-        self.steps.append(step)
-        self.trace.add(step)
-        self.query_one(MemoryView).show(step.memory, self._prev_memory)
-        self._prev_memory = step.memory
-        self.query_one(PhoneView).show_action(step.action)
-        st = self.status
-        st.step = step.index + 1
-        st.tokens += step.usage.input_tokens + step.usage.output_tokens
-        st.cost = round(st.cost + step.usage.cost_usd, 6)
-        if step.clock is not None:
-            st.clock = f"{step.clock:%a %H:%M}"
-        milestones = self.query_one(MilestoneView)
-        for mid in step.milestones:
-            milestones.reach(mid, step.index)
-        self._update_milestone_title()
-
-    def _update_milestone_title(self) -> None:
-        view = self.query_one(MilestoneView)
-        total = len(view.rows) or len(view.reached)
-        self.query_one("#milestones-box").border_title = f"milestones {view.done}/{total}" if total else "milestones"
-
-    @live
-    def on_question_asked(self, msg: m.QuestionAsked) -> None:
-        self.trace.add(Question(msg.question, msg.suggestion))
-
-    @live
-    def on_answered(self, msg: m.Answered) -> None:
-        self.trace.add(Reply(msg.question, msg.answer, msg.answered_by))
-
-    @live
-    def on_milestone_reached(self, msg: m.MilestoneReached) -> None:
-        self.query_one(MilestoneView).reach(msg.milestone_id, msg.step)
-        self._update_milestone_title()
-
-    @live
-    def on_state_changed(self, msg: m.StateChanged) -> None:
-        self.runner_state = msg.state
+    async def on_devices_known(self, msg: m.DevicesKnown) -> None:
+        for label in msg.devices:
+            await self.pane_for(label)
         self._update_state()
 
     @live
-    def on_attempt_finished(self, msg: m.AttemptFinished) -> None:
-        ep = msg.episode
-        self.episode = ep
-        self.trace.add(Outcome(ep))
-        self.status.outcome = ep.status
-        self.status.ended = time.monotonic()
-        if ep.cost_usd:
-            self.status.cost = ep.cost_usd
-        if self.episode_dir is not None:
-            self.finished_dirs.append(self.episode_dir)
-        self.refresh_bindings()
+    async def on_attempt_started(self, msg: m.AttemptStarted) -> None:
+        await self._feed(msg, lambda pane: pane.attempt_started(msg))
+        self._update_state()
+
+    @live
+    def on_step_started(self, msg: m.StepStarted) -> Awaitable[None]:
+        return self._feed(msg, lambda pane: pane.step_started(msg))
+
+    @live
+    def on_screen_captured(self, msg: m.ScreenCaptured) -> Awaitable[None]:
+        return self._feed(msg, lambda pane: pane.screen_captured(msg))
+
+    @live
+    def on_step_recorded(self, msg: m.StepRecorded) -> Awaitable[None]:
+        return self._feed(msg, lambda pane: pane.step_recorded(msg))
+
+    @live
+    def on_question_asked(self, msg: m.QuestionAsked) -> Awaitable[None]:
+        return self._feed(msg, lambda pane: pane.question_asked(msg))
+
+    @live
+    def on_answered(self, msg: m.Answered) -> Awaitable[None]:
+        return self._feed(msg, lambda pane: pane.answered(msg))
+
+    @live
+    def on_milestone_reached(self, msg: m.MilestoneReached) -> Awaitable[None]:
+        return self._feed(msg, lambda pane: pane.milestone_reached(msg))
+
+    @live
+    async def on_state_changed(self, msg: m.StateChanged) -> None:
+        def apply(pane: DevicePane) -> None:
+            pane.runner_state = msg.state
+
+        await self._feed(msg, apply)
+        self._update_state()
+
+    @live
+    async def on_attempt_finished(self, msg: m.AttemptFinished) -> None:
+        def apply(pane: DevicePane) -> None:
+            where = pane.attempt_finished(msg)
+            if where is not None:
+                self.finished_dirs.append(where)
+
+        await self._feed(msg, apply)
+        self._update_state()
 
     @live
     def on_run_finished(self, msg: m.RunFinished) -> None:
         self._set_finished()
         if msg.episodes:
-            outcomes = ", ".join(f"{e.task}#{e.attempt}: {e.status}" for e in msg.episodes)
+            several = len(self.panes) > 1
+            outcomes = ", ".join(f"{e.task}#{e.attempt}" + (f" on {e.device}" if several else "") + f": {e.status}"
+                                 for e in msg.episodes)
             self.notify(outcomes, title="Run finished", timeout=8)
 
     @live

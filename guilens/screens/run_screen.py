@@ -5,6 +5,13 @@ The runner runs in one exclusive thread worker and reports through
 through `RunControl` (pause, step, cancel, take over) and answers through the
 `QuestionChannel` (the agent's questions in a modal, their own actions when at
 the controls). Cancelling cancels the episode, not the app.
+
+Each device of the run has a pane of its own (`DevicePane`: phone, trace,
+memory, milestones, status), one tab each; with a single device the tab bar
+is hidden. With several: pause, resume and cancel act on the whole run; `n`,
+take-over, the person's moves and marks act on the device in view; a question
+from any device opens a modal that names it, and brings its tab into view
+unless the person is at the controls of the device they are looking at.
 """
 
 from __future__ import annotations
@@ -15,24 +22,24 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
+from PIL import Image
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import Footer
+from textual.widgets import Footer, TabbedContent
 from textual.worker import Worker, WorkerState
 
 from guilens.control import QuestionChannel, Request, RunControl
-from guilens.episode import Episode, Memory, Step
+from guilens.episode import Episode, Step
+from guilens.screens.device_pane import DevicePane
 from guilens.screens.human_mixin import HumanControls
 from guilens.screens.observer import TextualObserver
 from guilens.screens.run_feed import RunnerFeed
-from guilens.screens.widgets.human import CommandLine, HumanPanel
-from guilens.screens.widgets.memory import MemoryView
-from guilens.screens.widgets.milestones import MilestoneView
-from guilens.screens.widgets.phone import PhoneView, Renderer
+from guilens.screens.widgets.halfcell import HalfcellFrame
+from guilens.screens.widgets.human import CommandLine
+from guilens.screens.widgets.phone import Renderer
 from guilens.screens.widgets.render import Mark, Note
 from guilens.screens.widgets.status import StatusLine
 from guilens.screens.widgets.trace import TraceView
@@ -56,6 +63,11 @@ class RunScreen(RunnerFeed, HumanControls, Screen[None]):
             ("j", "judge the finished episode"), ("r", "replay the finished episode"),
             ("z", "zoom the phone to the whole terminal"), ("q", "quit (asks first while an episode runs)"),
         ]),
+        ("The phone", [
+            ("v", "pixels → the UI tree's text → both side by side"),
+            ("+ / -", "magnify around the last action's target / less"),
+            ("arrows", "pan the magnifier (while the phone has focus: click it or tab to it)"),
+        ]),
         ("At the controls", [
             ("click", "tap the device pixel under the cursor"), ("drag", "swipe"),
             ("↑ ↓ Enter", "pick an element in the list and tap it"),
@@ -64,6 +76,13 @@ class RunScreen(RunnerFeed, HumanControls, Screen[None]):
         ]),
         ("Everywhere", [("?", "this help"), ("ctrl+p", "command palette")]),
     ]
+    DEVICE_HELP = ("Several devices (one tab each)", [
+        ("1 … 9", "show device N"), ("[ ]", "show the previous / next device"),
+        ("space, c", "pause / cancel the whole run"),
+        ("n, t, m", "step, take over, mark: the device in view"),
+        ("a", "answer: the modal names the device that asks"),
+    ])
+    """Added to the help (before "Everywhere") once a run has more than one device."""
     BINDINGS = [
         Binding("space", "pause", "Pause"),
         Binding("n", "step", "Step"),
@@ -75,12 +94,19 @@ class RunScreen(RunnerFeed, HumanControls, Screen[None]):
         Binding("j", "judge", "Judge"),
         Binding("r", "replay", "Replay"),
         Binding("z", "zoom", "Zoom"),
+        Binding("v", "cycle_view", "View"),
+        Binding("plus,equals_sign", "magnify(1)", "Magnify", key_display="+", show=False),
+        Binding("minus", "magnify(-1)", "Less", key_display="-", show=False),
         Binding("q", "quit", "Quit"),
         # Shown only while a person is at the controls (`check_action` hides them otherwise).
         Binding("b", "device_key('back')", "Back"),
         Binding("h", "device_key('home')", "Home"),
         Binding("e", "device_key('enter')", "Enter"),
         Binding("colon", "command_line", "Command", key_display=":"),
+        # Shown only when the run has several devices.
+        Binding("left_square_bracket", "cycle_device(-1)", "Prev device", key_display="["),
+        Binding("right_square_bracket", "cycle_device(1)", "Next device", key_display="]"),
+        *[Binding(str(n), f"show_device({n})", f"Device {n}", show=False) for n in range(1, 10)],
     ]
 
     state: reactive[str] = reactive("starting")
@@ -106,46 +132,32 @@ class RunScreen(RunnerFeed, HumanControls, Screen[None]):
         self.channel = QuestionChannel()
         self.runner: Any = None
         self.observer: TextualObserver | None = None
-        self.episode: Episode | None = None
-        self.episode_dir: Path | None = None
         self.finished_dirs: list[Path] = []
-        self.steps: list[Step] = []
+        """Every finished attempt's directory, of every device, in the order they ended."""
         self.pending: dict[int, Request] = {}
-        self.runner_state = "starting"
         self.finished = False
-        self.ui_xml: str | None = None
-        self._prev_memory: Memory | None = None
         self._asking: int | None = None
+        self.created_panes: list[DevicePane] = []
+        """Every device pane made, in order (`new_pane`)."""
 
     # -- layout ------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
-        with Horizontal(id="body"):
-            phone = PhoneView(self.renderer, id="phone")
-            phone.border_title = "phone"
-            yield phone
-            with Vertical(id="middle"):
-                trace = TraceView(id="trace")
-                trace.border_title = "trace"
-                yield trace
-                human = HumanPanel(id="human")
-                human.border_title = "you are at the controls"
-                yield human
-            with Vertical(id="side"):
-                with VerticalScroll(id="milestones-box") as box:
-                    box.border_title = "milestones"
-                    yield MilestoneView(id="milestones")
-                with VerticalScroll(id="memory-box") as box:
-                    box.border_title = "memory"
-                    yield MemoryView(id="memory")
+        with TabbedContent(id="devices", classes="-single"):
+            yield self.new_pane(None)  # named by the first thing the runner says; more come as tabs
         yield CommandLine(id="command")
-        yield StatusLine(id="status").data_bind(state=RunScreen.state)
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
-        phone = self.query_one(PhoneView)
-        self.observer = TextualObserver(self, prepare=phone.prepare)
+        self.observer = TextualObserver(self, prepare=self._prepare_frame)
         self.observer.attach(self.control, self.channel)
         self.run_episode()
+
+    def _prepare_frame(self, device: str, image: Image.Image, action: dict[str, Any] | None) -> HalfcellFrame | None:
+        """On the runner's thread: shrink a screen for its device's phone view (None: the view does it).
+        Reads the list of panes the screen keeps, not the DOM, which only the event loop may query."""
+        panes = list(self.created_panes)
+        pane = next((p for p in panes if p.label == device), panes[0] if len(panes) == 1 else None)
+        return pane.prepare(image, action) if pane is not None else None
 
     def on_unmount(self) -> None:
         # However the screen goes (quit, an error), the runner's thread must not wait forever
@@ -154,32 +166,82 @@ class RunScreen(RunnerFeed, HumanControls, Screen[None]):
             self.control.cancel()
             self.channel.withdraw_all()
 
+    # -- the devices' panes -------------------------------------------------------------------
+    @property
+    def panes(self) -> list[DevicePane]:
+        return list(self.query(DevicePane))
+
+    @property
+    def pane(self) -> DevicePane:
+        """The device in view."""
+        tabs = self.query_one("#devices", TabbedContent)
+        active = tabs.active_pane
+        return active if isinstance(active, DevicePane) else self.panes[0]
+
+    @property
+    def episode(self) -> Episode | None:
+        return self.pane.episode
+
+    @property
+    def steps(self) -> list[Step]:
+        return self.pane.steps
+
+    @property
+    def ui_xml(self) -> str | None:
+        return self.pane.ui_xml
+
     @property
     def status(self) -> StatusLine:
-        return self.query_one(StatusLine)
+        return self.pane.status
 
     @property
     def trace(self) -> TraceView:
-        return self.query_one(TraceView)
+        return self.pane.trace
 
-    def on_resize(self) -> None:
-        self._size_phone()
+    def _several_devices(self) -> None:
+        """A second device appeared: show the tab bar and the device keys."""
+        self.query_one("#devices", TabbedContent).remove_class("-single")
+        if self.DEVICE_HELP not in self.KEY_HELP:
+            self.KEY_HELP = [*self.KEY_HELP[:-1], self.DEVICE_HELP, self.KEY_HELP[-1]]
+        self.refresh_bindings()
 
-    def _size_phone(self) -> None:
-        """Give the phone the width its aspect ratio needs at this height; the rest goes to the panels."""
-        phone = self.query_one(PhoneView)
-        if self.zoomed:
-            phone.styles.width = "1fr"
-            return
-        w, h = (self.episode.screen_size if self.episode and self.episode.screen_size else (1080, 2400))
-        rows = max(4, self.size.height - 4)  # status, footer, phone border
-        cw, ch = phone.cell
-        cols = round(rows * ch * w / (h * cw))
-        phone.styles.width = min(cols + 2, max(20, self.size.width * 45 // 100))
+    def show_pane(self, pane: DevicePane) -> None:
+        tabs = self.query_one("#devices", TabbedContent)
+        if pane.id and tabs.active != pane.id:
+            tabs.active = pane.id
+
+    def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        self.pane.size_phone()
+        self._update_state()
+
+    def action_cycle_device(self, delta: int) -> None:
+        panes = self.panes
+        self.show_pane(panes[(panes.index(self.pane) + delta) % len(panes)])
+
+    def action_show_device(self, n: int) -> None:
+        panes = self.panes
+        if 1 <= n <= len(panes):
+            self.show_pane(panes[n - 1])
+
+    def action_cycle_view(self) -> None:
+        """Every device's phone changes together: people compare them."""
+        view = self.pane.phone.cycle_view()
+        for pane in self.panes:
+            pane.phone.view = view
+            pane.size_phone()
+        self.notify(f"Phone: {view}", timeout=2)
+
+    def action_magnify(self, delta: int) -> None:
+        phone = self.pane.phone
+        phone.magnify(phone.zoom + delta)
+        if phone.zoom > 1:
+            phone.focus()  # so the arrows pan
 
     def watch_zoomed(self, zoomed: bool) -> None:
         self.set_class(zoomed, "-zoomed")
-        self._size_phone()
+        for pane in self.panes:
+            pane.zoomed = zoomed
+            pane.size_phone()
 
     # -- the worker ----------------------------------------------------------------------------
     @work(thread=True, exclusive=True, group="episode", exit_on_error=False, name="episode")
@@ -195,6 +257,12 @@ class RunScreen(RunnerFeed, HumanControls, Screen[None]):
             err = event.worker.error
             self.trace.add(Note(f"the run stopped with an error: {type(err).__name__}: {err}", "error"))
             self.notify(f"{type(err).__name__}: {err}", title="Run failed", severity="error", timeout=10)
+        if event.state == WorkerState.CANCELLED:
+            # The app is closing (quit, a closed browser tab): Textual cancels the worker before the
+            # screen unmounts, so release a runner thread blocked at the gate or on a question here,
+            # or the process waits for it forever.
+            self.control.cancel()
+            self.channel.withdraw_all()
         if event.state == WorkerState.SUCCESS:
             self.app.run_result = event.worker.result  # type: ignore[attr-defined]
         if event.state in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
@@ -205,8 +273,9 @@ class RunScreen(RunnerFeed, HumanControls, Screen[None]):
             return
         self.finished = True
         self.pending.clear()
-        if not self.status.ended:
-            self.status.ended = time.monotonic()
+        for pane in self.panes:
+            if not pane.status.ended:
+                pane.status.ended = time.monotonic()
         self._update_state()
 
     @property
@@ -215,26 +284,34 @@ class RunScreen(RunnerFeed, HumanControls, Screen[None]):
         return any(w.state in (WorkerState.PENDING, WorkerState.RUNNING) for w in workers) and not self.finished
 
     # -- state -------------------------------------------------------------------------------------
-    def _update_state(self) -> None:
-        kinds = {r.kind for r in self.pending.values()}
+    def _state_of(self, pane: DevicePane) -> str:
+        """What a device is doing, from the control, its open requests and what its runner said."""
+        kinds = {r.kind for r in self.pending.values() if self.pane_of_request(r) is pane}
         if self.finished:
-            state = "finished"
-        elif "question" in kinds:
-            state = "waiting"
-        elif self.control.human or "action" in kinds:
-            state = "human"
-        elif self.control.cancelled:
-            state = "cancelling"
-        elif self.control.paused:
-            state = "paused"
-        elif self.runner_state in ("running", "paused", "waiting", "human", "finished"):
-            state = "running" if self.runner_state in ("paused", "finished") else self.runner_state
-        else:
-            state = "running"
+            return "finished"
+        if "question" in kinds:
+            return "waiting"
+        if self.control.is_human(pane.label) or "action" in kinds:
+            return "human"
+        if self.control.cancelled:
+            return "cancelling"
+        if self.control.paused:
+            return "paused"
+        if pane.runner_state == "finished" and pane.episode is not None:
+            return "finished"  # its attempt is over and no other has started on it (yet)
+        if pane.runner_state in ("waiting", "human"):
+            return pane.runner_state
+        return "running"
+
+    def _update_state(self) -> None:
+        tabs = self.query_one("#devices", TabbedContent)
+        for pane in self.panes:
+            pane.set_state(self._state_of(pane))
+            if pane.id:
+                tabs.get_tab(pane.id).label = pane.tab_title()
+        state = self.pane.state
         self.state = state
         self.set_class(state == "human", "-human")
-        if state == "human":
-            self.query_one(HumanPanel).set_ui(self.ui_xml)
         self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -247,6 +324,8 @@ class RunScreen(RunnerFeed, HumanControls, Screen[None]):
             return True if self.finished_dirs else None
         if action in ("device_key", "command_line"):
             return self.state == "human"
+        if action in ("cycle_device", "show_device"):
+            return len(self.panes) > 1
         return True
 
     # -- keys ------------------------------------------------------------------------------------------
@@ -255,7 +334,7 @@ class RunScreen(RunnerFeed, HumanControls, Screen[None]):
         self.notify("Paused: space resumes, n runs one step" if paused else "Resumed", timeout=2)
 
     def action_step(self) -> None:
-        self.control.step_once()
+        self.control.step_once(self.pane.label)
 
     def action_cancel(self) -> None:
         if self.finished:
@@ -270,41 +349,51 @@ class RunScreen(RunnerFeed, HumanControls, Screen[None]):
     def action_mark(self) -> None:
         from guilens.screens.modals import PromptScreen
 
-        n = self.steps[-1].index if self.steps else 0
+        pane = self.pane
+        n = pane.steps[-1].index if pane.steps else 0
+        where = f" on {pane.label}" if len(self.panes) > 1 and pane.label else ""
 
         def done(label: str | None) -> None:
             if label:
-                self.mark(label, n)
+                self.mark(label, n, pane)
 
-        self.app.push_screen(PromptScreen(f"Mark a milestone at step {n}", placeholder="what was reached, e.g. cart open"),
-                             done)
+        self.app.push_screen(PromptScreen(f"Mark a milestone at step {n}{where}",
+                                          placeholder="what was reached, e.g. cart open"), done)
 
-    def mark(self, label: str, step: int) -> None:
+    def mark(self, label: str, step: int, pane: DevicePane | None = None) -> None:
+        pane = pane or self.pane
         annotate = getattr(self.runner, "annotate", None)
         if annotate is None:
             self.notify("This runner cannot record marks.", severity="error")
             return
         try:
-            annotate(label)
+            annotate(label, device=pane.label)
         except Exception as err:
             self.notify(str(err), title="Mark not recorded", severity="error")
             return
-        self.trace.add(Mark(label, step))
+        pane.trace.add(Mark(label, step))
         self.notify(f"Marked {label!r} at step {step}", timeout=3)
 
+    def _last_finished(self) -> Path | None:
+        """The finished attempt of the device in view, else the last of any device."""
+        mine = self.pane.finished_dirs
+        return mine[-1] if mine else (self.finished_dirs[-1] if self.finished_dirs else None)
+
     def action_judge(self) -> None:
-        if not self.finished_dirs:
+        where = self._last_finished()
+        if where is None:
             return
         from guilens.screens.judge_screen import JudgeScreen
 
-        self.app.push_screen(JudgeScreen(self.finished_dirs[-1], settings=self.settings))
+        self.app.push_screen(JudgeScreen(where, settings=self.settings))
 
     def action_replay(self) -> None:
-        if not self.finished_dirs:
+        where = self._last_finished()
+        if where is None:
             return
         from guilens.screens.replay_screen import ReplayScreen
 
-        self.app.push_screen(ReplayScreen(self.finished_dirs[-1], renderer=self.renderer, settings=self.settings))
+        self.app.push_screen(ReplayScreen(where, renderer=self.renderer, settings=self.settings))
 
     def action_quit(self) -> None:
         if not self.running:

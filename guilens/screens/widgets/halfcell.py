@@ -15,6 +15,7 @@ cells back to device pixels, and tests call it directly.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -48,6 +49,9 @@ class Fit:
     rows: int
     left: int
     top: int
+    ox: int = 0
+    """Device x of the image's left edge: non-zero when the magnifier shows part of the screen."""
+    oy: int = 0
 
     @property
     def px_size(self) -> tuple[int, int]:
@@ -63,7 +67,7 @@ class Fit:
         fy = cy + (0.5 if lower is None else (0.75 if lower else 0.25))
         dx = min(self.src_w - 1, int((cx + 0.5) * self.src_w / self.cols))
         dy = min(self.src_h - 1, int(fy * self.src_h / self.rows))
-        return dx, dy
+        return self.ox + dx, self.oy + dy
 
     @property
     def scale(self) -> tuple[float, float]:
@@ -73,7 +77,7 @@ class Fit:
     def device_to_px(self, x: float, y: float) -> tuple[float, float]:
         """A device pixel in the coordinates of the shrunk image."""
         sx, sy = self.scale
-        return x * sx, y * sy
+        return (x - self.ox) * sx, (y - self.oy) * sy
 
     def device_to_cell(self, x: float, y: float) -> tuple[int, int]:
         px, py = self.device_to_px(x, y)
@@ -137,6 +141,20 @@ def action_points(action: dict[str, Any] | None) -> tuple[str, list[tuple[float,
     if kind == "swipe":
         return kind, [(float(action["x1"]), float(action["y1"])), (float(action["x2"]), float(action["y2"]))]
     return "", []
+
+
+def shift_action(action: dict[str, Any] | None, dx: int, dy: int) -> dict[str, Any] | None:
+    """The action in the coordinates of a crop of the screen whose top-left is device (dx, dy)."""
+    if not action or (dx == 0 and dy == 0):
+        return action
+    out = dict(action)
+    for kx, ky in (("x", "y"), ("x1", "y1"), ("x2", "y2")):
+        if out.get(kx) is not None and out.get(ky) is not None:
+            out[kx], out[ky] = float(out[kx]) - dx, float(out[ky]) - dy
+    if out.get("bounds"):
+        x1, y1, x2, y2 = out["bounds"]
+        out["bounds"] = [x1 - dx, y1 - dy, x2 - dx, y2 - dy]
+    return out
 
 
 def draw_action(
@@ -247,7 +265,7 @@ class HalfcellFrame:
 
     def with_action(self, action: dict[str, Any] | None, colors: OverlayColors | None = None) -> HalfcellFrame:
         colors = colors or self.colors
-        marked = draw_action(self.base, action, self.fit.scale, colors)
+        marked = draw_action(self.base, shift_action(action, self.fit.ox, self.fit.oy), self.fit.scale, colors)
         return HalfcellFrame(self.fit, self.base, build_strips(marked), action, colors)
 
 
@@ -258,10 +276,16 @@ def prepare_frame(
     action: dict[str, Any] | None = None,
     cell: tuple[int, int] = DEFAULT_CELL,
     colors: OverlayColors | None = None,
+    viewport: tuple[int, int, int, int] | None = None,
 ) -> HalfcellFrame:
-    """Shrink `img` into a `box` of (cols, rows) cells and build its lines; call it off the event loop."""
+    """Shrink `img` (or the `viewport` part of it, device pixels x1, y1, x2, y2: the magnifier)
+    into a `box` of (cols, rows) cells and build its lines; call it off the event loop."""
     colors = colors or OverlayColors()
-    fit = fit_image(img.size, box[0], box[1], cell)
+    ox = oy = 0
+    if viewport is not None:
+        ox, oy = viewport[0], viewport[1]
+        img = img.crop(viewport)
+    fit = dataclasses.replace(fit_image(img.size, box[0], box[1], cell), ox=ox, oy=oy)
     base = shrink(img, fit)
-    marked = draw_action(base, action, fit.scale, colors)
+    marked = draw_action(base, shift_action(action, ox, oy), fit.scale, colors)
     return HalfcellFrame(fit, base, build_strips(marked), action, colors)

@@ -1,14 +1,21 @@
-"""The phone view: the device screen with the last action drawn on it.
+"""The phone view: the device screen with the last action drawn on it, as pixels, text, or both.
 
-Two renderers behind one widget. `halfcell` (our own, `HalfcellView`) draws
-frames shrunk off the event loop and is fast enough for 60 fps; `tgp` (Kitty
-graphics) and `sixel` draw the screen at full resolution through textual-image,
-so small text on the phone can be read, where the terminal supports them.
-The renderer is chosen explicitly (`detect_renderer()` once, before the app
-starts, for `auto`); tests pin `halfcell`.
+One widget, several rooms behind it:
+- the pixels: `HalfcellView` (half cells, any terminal, fast enough for 60 fps)
+  or a `GraphicsSurface` drawn at full resolution by the graphics layer in
+  terminals that speak Sixel, Kitty graphics or iTerm2 images;
+- the text: `TextPhone`, every element of the UI tree written at its place, so
+  the phone can be read in tmux, in any terminal and in the browser.
+
+`v` cycles pixels → text → both side by side. The magnifier (`+`/`-`, arrows
+to pan) shows a part of the screen at a higher density, by default around the
+last action's target; it applies to the pixels and the text alike. Frames are
+prepared off the event loop (shrunk, or scaled and encoded for the terminal),
+and a frame that is overtaken by a newer one is dropped.
 
 A person at the controls clicks on the phone to tap the device pixel under the
-cursor, or drags to swipe: the view posts `PhoneView.Tapped` / `PhoneView.Swiped`.
+cursor (or the element under it, in the text), or drags to swipe: the view
+posts `PhoneView.Tapped` / `PhoneView.Swiped`.
 """
 
 from __future__ import annotations
@@ -16,153 +23,84 @@ from __future__ import annotations
 import dataclasses
 import threading
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, TypeAlias
 
 from PIL import Image
-from rich.segment import Segment
 from textual import events, work
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.message import Message
-from textual.strip import Strip
+from textual.reactive import reactive
 from textual.widget import Widget
 
+from guilens.screens.graphics.probe import DEFAULT_CELL
+from guilens.screens.graphics.protocols import make_protocol
+from guilens.screens.phone_setup import VIEWS, PhoneSetup, View, fixed
+from guilens.screens.widgets.graphics_view import GraphicsSurface
 from guilens.screens.widgets.halfcell import (
-    DEFAULT_CELL,
     Fit,
     HalfcellFrame,
     OverlayColors,
+    action_points,
     draw_action,
     fit_image,
     prepare_frame,
+    shift_action,
 )
+from guilens.screens.widgets.halfcell_view import HalfcellView
 
-Renderer = Literal["halfcell", "tgp", "sixel"]
-RENDERERS: tuple[str, ...] = ("auto", "halfcell", "tgp", "sixel")
+Renderer: TypeAlias = PhoneSetup | str
+"""What screens hand their phone views: the app's `PhoneSetup`, or a renderer name (`halfcell`,
+`sixel`, `tgp`, `iterm`, `text`) for a setup that asks the terminal nothing (tests)."""
+
+__all__ = ["HalfcellView", "PhoneView", "Renderer", "Shown", "cell_size"]
+
+MAX_ZOOM = 6
+_cell: list[tuple[int, int]] = [DEFAULT_CELL]
+
+
+def set_cell_size(cell: tuple[int, int]) -> None:
+    """Record the terminal's cell size (the launcher probes it before the app starts)."""
+    _cell[0] = cell
 
 
 def cell_size() -> tuple[int, int]:
-    """The terminal's cell size in pixels, as textual-image measured it before the app started."""
-    try:
-        from textual_image._terminal import get_cell_size
-
-        size = get_cell_size()
-        return int(size.width), int(size.height)
-    except Exception:  # no terminal (closed stdout): the default keeps the geometry sane
-        return DEFAULT_CELL
-
-
-def detect_renderer() -> Renderer:
-    """The best renderer this terminal supports. Must run before the Textual app starts:
-    textual-image asks the terminal at import time, and Textual owns stdin afterwards."""
-    try:
-        import textual_image.renderable as tir
-        import textual_image.widget  # noqa: F401  (caches the cell size)
-    except Exception:
-        return "halfcell"
-    if tir.Image is tir.SixelImage:
-        return "sixel"
-    if tir.Image is tir.TGPImage:
-        return "tgp"
-    return "halfcell"
-
-
-def resolve_renderer(name: str | None) -> Renderer:
-    if name in (None, "", "auto"):
-        return detect_renderer()
-    if name not in RENDERERS:
-        raise ValueError(f"unknown renderer {name!r}; choose from {', '.join(RENDERERS)}")
-    return name  # type: ignore[return-value]
-
-
-class HalfcellView(Widget):
-    """Hands finished strips to Textual: all the per-pixel work happened in `prepare_frame`."""
-
-    COMPONENT_CLASSES = {"halfcell--placeholder"}
-    DEFAULT_CSS = """
-    HalfcellView { width: 1fr; height: 1fr; }
-    HalfcellView > .halfcell--placeholder { color: $text-muted; }
-    """
-
-    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
-        super().__init__(id=id, classes=classes)
-        self.frame: HalfcellFrame | None = None
-        self.placeholder = "no screen yet"
-        self._lines: dict[int, Strip] = {}
-        self._placed: Fit | None = None
-        # `Widget.size` looks the widget up in the compositor on every call: too slow per line.
-        self._width = 0
-        self._height = 0
-
-    def on_resize(self, event: events.Resize) -> None:
-        self._width, self._height = event.size
-        self._lines.clear()
-        self._placed = None
-
-    def set_frame(self, frame: HalfcellFrame | None) -> None:
-        self.frame = frame
-        self._lines.clear()
-        self._placed = None
-        self.refresh()
-
-    @property
-    def placed(self) -> Fit | None:
-        """The frame's geometry, centred in the widget as it is now (for mouse mapping)."""
-        if self.frame is None:
-            return None
-        if self._placed is None:
-            fit = self.frame.fit
-            self._placed = dataclasses.replace(
-                fit,
-                box_cols=self._width,
-                box_rows=self._height,
-                left=max(0, (self._width - fit.cols) // 2),
-                top=max(0, (self._height - fit.rows) // 2),
-            )
-        return self._placed
-
-    def render_line(self, y: int) -> Strip:
-        line = self._lines.get(y)
-        if line is not None:
-            return line
-        width = self._width
-        fit = self.placed
-        if fit is None or self.frame is None:
-            if y == self._height // 2 and self.placeholder:
-                text = self.placeholder[:width]
-                pad = (width - len(text)) // 2
-                style = self.get_component_rich_style("halfcell--placeholder")
-                return Strip.join([Strip.blank(pad), Strip([Segment(text, style)]), Strip.blank(width - pad - len(text))])
-            return Strip.blank(width)
-        row = y - fit.top
-        if 0 <= row < len(self.frame.strips):
-            strip = self.frame.strips[row]
-            if fit.left or strip.cell_length != width:
-                strip = strip.crop(0, width - fit.left)
-                strip = Strip.join([Strip.blank(fit.left), strip, Strip.blank(width - fit.left - strip.cell_length)])
-            line = strip
-        else:
-            line = Strip.blank(width)
-        self._lines[y] = line
-        return line
+    return _cell[0]
 
 
 @dataclass
 class Shown:
-    """What the view shows: the full-size screen and the action drawn on it."""
+    """What the view shows: the full-size screen, its UI tree, and the action drawn on it."""
 
     image: Image.Image | None = None
     action: dict[str, Any] | None = None
     serial: int = 0
+    ui_xml: str | None = None
 
 
-class PhoneView(Widget):
-    """The device screen, live or replayed, in the renderer chosen at construction."""
+class PhoneView(Widget, can_focus=True):
+    """The device screen, live or replayed, as the `PhoneSetup` says."""
 
     DEFAULT_CSS = """
-    PhoneView { width: 1fr; height: 1fr; align: center middle; }
-    PhoneView > HalfcellView { width: 1fr; height: 1fr; }
-    PhoneView > .fullres { width: auto; height: auto; }
+    PhoneView { layout: horizontal; width: 1fr; height: 1fr; }
+    PhoneView > #pixels { width: 1fr; height: 1fr; }
+    PhoneView > #text { width: 1fr; height: 1fr; display: none; }
+    PhoneView.-view-text > #pixels { display: none; }
+    PhoneView.-view-text > #text { display: block; }
+    PhoneView.-view-both > #text { display: block; border-left: vkey $primary 40%; }
     """
+
+    BINDINGS = [
+        Binding("plus,equals_sign", "zoom(1)", "Magnify", key_display="+", show=False),
+        Binding("minus", "zoom(-1)", "Less", key_display="-", show=False),
+        Binding("left", "pan(-1,0)", "Pan", show=False),
+        Binding("right", "pan(1,0)", "Pan", show=False),
+        Binding("up", "pan(0,-1)", "Pan", show=False),
+        Binding("down", "pan(0,1)", "Pan", show=False),
+    ]
+
+    view: reactive[View] = reactive("pixels", init=False)
+    zoom: reactive[int] = reactive(1, init=False)
 
     @dataclass
     class Tapped(Message):
@@ -192,37 +130,108 @@ class PhoneView(Widget):
 
     def __init__(
         self,
-        renderer: Renderer = "halfcell",
+        setup: PhoneSetup | str = "halfcell",
         *,
+        view: View | None = None,
         colors: OverlayColors | None = None,
         id: str | None = None,
         classes: str | None = None,
     ) -> None:
         super().__init__(id=id, classes=classes)
-        self.renderer: Renderer = renderer
+        if isinstance(setup, str):
+            setup = fixed(setup, cell=cell_size())
+        self.setup = setup
+        self.renderer: str = setup.renderer
+        self.cell = setup.cell
         self.overlay_colors = colors or OverlayColors()
         self.shown = Shown()
         self._serial_lock = threading.Lock()
         self.box: tuple[int, int] = (0, 0)
-        """Cells available to the screen. Read from the runner's thread to pre-shrink frames."""
-        self.cell = cell_size()
+        """Cells available to the pixels. Read from the runner's thread to pre-shrink frames."""
+        self.viewport: tuple[int, int, int, int] | None = None
+        """The part of the screen shown (device pixels x1, y1, x2, y2) while magnified; None: all of it."""
+        self.center: tuple[int, int] | None = None
         self._press: tuple[int, int] | None = None
         self.canvas: HalfcellView | None = None
-        self._fullres: Widget | None = None
-        self._fullres_fit: Fit | None = None
+        self.surface: GraphicsSurface | None = None
+        self.text: Any = None
+        self.protocol = (None if self.renderer == "halfcell" else
+                         make_protocol(self.renderer, sixel_colors=setup.sixel_colors, sixel_max=setup.sixel_max))
+        """The terminal image protocol of a full-resolution view (None for half cells)."""
+        self._graphics_fit: Fit | None = None
         self._frame_for: Image.Image | None = None
         """The screen the canvas's current frame was made from (a preparation may be in flight)."""
+        self.set_reactive(PhoneView.view, view or setup.view)
+        self.set_class(True, f"-view-{self.view}")
 
     def compose(self) -> ComposeResult:
         if self.renderer == "halfcell":
-            self.canvas = HalfcellView()
+            self.canvas = HalfcellView(id="pixels")
             yield self.canvas
         else:
-            from textual_image.widget import SixelImage, TGPImage
+            assert self.protocol is not None
+            self.surface = GraphicsSurface(self.protocol, id="pixels")
+            yield self.surface
+        from guilens.screens.widgets.textphone import TextPhone
 
-            cls = TGPImage if self.renderer == "tgp" else SixelImage
-            self._fullres = cls(classes="fullres")
-            yield self._fullres
+        self.text = TextPhone(id="text")
+        yield self.text
+
+    # -- sizes -------------------------------------------------------------------------------
+    @property
+    def screen_size(self) -> tuple[int, int]:
+        img = self.shown.image
+        return img.size if img is not None else (1080, 2400)
+
+    def pixel_cols(self, rows: int) -> int:
+        """Columns the pixels take at `rows` rows: the screen's aspect, corrected for the cell's shape."""
+        w, h = self.screen_size
+        return max(4, round(rows * self.cell[1] * w / (h * self.cell[0])))
+
+    def wanted_width(self, rows: int) -> int:
+        """Columns this view wants (borders excluded) at `rows` rows, for its current view."""
+        pix = self.pixel_cols(rows)
+        text = max(pix, 36)
+        if self.view == "pixels":
+            return pix
+        if self.view == "text":
+            return text
+        return pix + 1 + text
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._layout_parts()
+
+    def _layout_parts(self) -> None:
+        """Split the width between the pixels and the text, and prepare frames for the pixels' part.
+
+        The box is computed from the same rule that sizes the part, not read back from the layout,
+        which settles a refresh later: the runner's thread reads `box` to pre-shrink frames."""
+        width, height = self.content_region.size
+        pixels = self.query_one("#pixels")
+        if self.view == "both":
+            cols = min(max(4, width // 2), self.pixel_cols(height))
+            pixels.styles.width = cols
+            box = (cols, height)
+        else:
+            pixels.styles.width = "1fr"
+            box = (width, height) if self.view == "pixels" else (0, 0)
+        if box == self.box:
+            return
+        self.box = box
+        if self.shown.image is not None and box[0] > 0 and box[1] > 0:
+            self._prepare(self.shown.image, self.shown.action, self._next_serial())
+
+    def watch_view(self, old: View, new: View) -> None:
+        self.set_class(False, f"-view-{old}")
+        self.set_class(True, f"-view-{new}")
+        if new != "pixels" and self.text is not None:
+            self._show_text()
+        self._layout_parts()
+
+    def cycle_view(self) -> View:
+        """Pixels → text → both → pixels; returns the new view."""
+        self.view = VIEWS[(VIEWS.index(self.view) + 1) % len(VIEWS)]
+        return self.view
 
     # -- frames ------------------------------------------------------------------------------
     def _next_serial(self) -> int:
@@ -231,21 +240,28 @@ class PhoneView(Widget):
             return self.shown.serial
 
     def show(
-        self, image: Image.Image | None, action: dict[str, Any] | None = None, frame: HalfcellFrame | None = None
+        self,
+        image: Image.Image | None,
+        action: dict[str, Any] | None = None,
+        frame: HalfcellFrame | None = None,
+        ui_xml: str | None = None,
     ) -> None:
-        """Show a new screen. `frame` is the same screen already prepared off the loop for `box`;
-        without it (or if the box changed since) the view prepares it in a thread."""
+        """Show a new screen (and its UI tree, for the text view). `frame` is the same screen already
+        prepared off the loop for `box`; without it (or if the box changed since) the view prepares it
+        in a thread."""
         serial = self._next_serial()
-        self.shown.image, self.shown.action = image, action
+        self.shown.image, self.shown.action, self.shown.ui_xml = image, action, ui_xml
+        self._show_text()
         if image is None:
             if self.canvas is not None:
                 self.canvas.set_frame(None)
-            elif self._fullres is not None:
-                self._fullres.image = None  # type: ignore[attr-defined]
+            elif self.surface is not None:
+                self.surface.set_frame(None)
             return
         if (
             self.canvas is not None
             and frame is not None
+            and self.viewport is None
             and (frame.fit.box_cols, frame.fit.box_rows) == self.box
             and frame.action == action
         ):
@@ -254,12 +270,18 @@ class PhoneView(Widget):
             return
         self._prepare(image, action, serial)
 
+    def _show_text(self) -> None:
+        if self.text is not None and self.view != "pixels":
+            self.text.set_viewport(self.viewport)
+            self.text.show(self.shown.ui_xml, self.screen_size, self.shown.action)
+
     def show_action(self, action: dict[str, Any] | None) -> None:
         """Draw (or clear) the action on the screen already shown."""
         if self.shown.image is None or action == self.shown.action:
             return
         serial = self._next_serial()
         self.shown.action = action
+        self._show_text()
         frame = self.canvas.frame if self.canvas is not None else None
         if (
             frame is not None
@@ -271,67 +293,126 @@ class PhoneView(Widget):
         self._prepare(self.shown.image, action, serial)
 
     def prepare(self, image: Image.Image, action: dict[str, Any] | None = None) -> HalfcellFrame | None:
-        """Prepare a frame for this view, from any thread (the observer calls it on the runner's)."""
+        """Prepare a half-cell frame for this view, from any thread (the observer calls it on the runner's)."""
         if self.renderer != "halfcell" or self.box[0] <= 0 or self.box[1] <= 0:
             return None
-        return prepare_frame(image, self.box, action=action, cell=self.cell, colors=self.overlay_colors)
+        return prepare_frame(image, self.box, action=action, cell=self.cell, colors=self.overlay_colors,
+                             viewport=self.viewport)
 
     @work(thread=True, exclusive=True, group="phone-prepare")
     def _prepare(self, image: Image.Image, action: dict[str, Any] | None, serial: int) -> None:
+        if self.box[0] <= 0 or self.box[1] <= 0:
+            return
         if self.renderer == "halfcell":
             frame = self.prepare(image, action)
             if frame is not None and serial == self.shown.serial:
                 self.app.call_from_thread(self._set_frame, frame, serial, image)
             return
-        scaled, fit = self._fullres_image(image, action)
+        encoded, fit = self.encode(image, action, serial)
         if serial == self.shown.serial:
-            self.app.call_from_thread(self._set_fullres, scaled, fit, serial)
+            self.app.call_from_thread(self._set_encoded, encoded, fit, serial)
+
+    def encode(self, image: Image.Image, action: dict[str, Any] | None, serial: int = 0) -> tuple[Any, Fit]:
+        """The screen scaled to the pixels of its cells, action drawn at that scale, and encoded for
+        the terminal's image protocol. Runs on a worker thread."""
+        protocol = self.protocol
+        assert protocol is not None
+        ox = oy = 0
+        src = image
+        if self.viewport is not None:
+            ox, oy = self.viewport[0], self.viewport[1]
+            src = image.crop(self.viewport)
+        fit = dataclasses.replace(fit_image(src.size, self.box[0], self.box[1], self.cell), ox=ox, oy=oy)
+        w, h = protocol.pixel_size(fit.cols, fit.rows, self.cell, src.width / max(1, src.height))
+        scaled = src.convert("RGB").resize((w, h), Image.Resampling.LANCZOS, reducing_gap=1.0)
+        scaled = draw_action(scaled, shift_action(action, ox, oy), (w / src.width, h / src.height),
+                             self.overlay_colors)
+        encoded = protocol.encode(scaled, fit.cols, fit.rows, self.cell)
+        encoded.serial = serial
+        return encoded, fit
 
     def _set_frame(self, frame: HalfcellFrame, serial: int, image: Image.Image) -> None:
         if serial == self.shown.serial and self.canvas is not None:
             self._frame_for = image
             self.canvas.set_frame(frame)
 
-    def _fullres_image(self, image: Image.Image, action: dict[str, Any] | None) -> tuple[Image.Image, Fit]:
-        """The screen scaled to the exact pixels of its cells, action drawn at that scale."""
-        fit = fit_image(image.size, self.box[0], self.box[1], self.cell)
-        w, h = max(1, fit.cols * self.cell[0]), max(1, fit.rows * self.cell[1])
-        scaled = image.convert("RGB").resize((w, h), Image.Resampling.LANCZOS)
-        return draw_action(scaled, action, (w / image.width, h / image.height), self.overlay_colors), fit
-
-    def _set_fullres(self, image: Image.Image, fit: Fit, serial: int) -> None:
-        if serial != self.shown.serial or self._fullres is None:
+    def _set_encoded(self, encoded: Any, fit: Fit, serial: int) -> None:
+        if serial != self.shown.serial or self.surface is None:
             return
-        self._fullres_fit = fit
-        self._fullres.styles.width = fit.cols
-        self._fullres.styles.height = fit.rows
-        self._fullres.image = image  # type: ignore[attr-defined]
+        self._graphics_fit = fit
+        self.surface.set_frame(encoded)
 
-    def on_resize(self, event: events.Resize) -> None:
-        size = self.content_region.size
-        if (size.width, size.height) == self.box:
-            return
-        self.box = (size.width, size.height)
+    # -- the magnifier -----------------------------------------------------------------------
+    def _target(self) -> tuple[int, int]:
+        kind, points = action_points(self.shown.action)
+        if points:
+            xs, ys = [p[0] for p in points], [p[1] for p in points]
+            return int(sum(xs) / len(xs)), int(sum(ys) / len(ys))
+        w, h = self.screen_size
+        return w // 2, h // 2
+
+    def magnify(self, level: int, center: tuple[int, int] | None = None) -> None:
+        """Show `1/level` of the screen's width and height around `center` (default: the last
+        action's target); level 1 shows the whole screen."""
+        level = max(1, min(MAX_ZOOM, level))
+        if level > 1:
+            self.center = center or (self.center if self.zoom > 1 and self.center else self._target())
+        self.zoom = level
+
+    def watch_zoom(self, level: int) -> None:
+        self._update_viewport()
+
+    def _update_viewport(self) -> None:
+        level = self.zoom
+        if level <= 1:
+            self.viewport = None
+            self.border_subtitle = ""
+        else:
+            w, h = self.screen_size
+            vw, vh = max(1, w // level), max(1, h // level)
+            cx, cy = self.center or self._target()
+            x1 = min(max(0, cx - vw // 2), w - vw)
+            y1 = min(max(0, cy - vh // 2), h - vh)
+            self.center = (x1 + vw // 2, y1 + vh // 2)
+            self.viewport = (x1, y1, x1 + vw, y1 + vh)
+            self.border_subtitle = f"×{level} · +/- · arrows pan"
+        self._show_text()
         if self.shown.image is not None:
             self._prepare(self.shown.image, self.shown.action, self._next_serial())
+
+    def action_zoom(self, delta: int) -> None:
+        self.magnify(self.zoom + delta)
+
+    def action_pan(self, dx: int, dy: int) -> None:
+        if self.viewport is None:
+            return
+        x1, y1, x2, y2 = self.viewport
+        cx, cy = self.center or ((x1 + x2) // 2, (y1 + y2) // 2)
+        self.center = (cx + dx * (x2 - x1) // 4, cy + dy * (y2 - y1) // 4)
+        self._update_viewport()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "pan":
+            return self.zoom > 1  # unmagnified, the arrows belong to whatever else wants them
+        return True
 
     # -- mouse -------------------------------------------------------------------------------
     @property
     def fit(self) -> Fit | None:
-        """The screen's geometry within this widget's content area."""
+        """The screen's geometry within the pixels part's content area."""
         if self.canvas is not None:
             return self.canvas.placed
-        if self._fullres_fit is None or self._fullres is None:
+        if self._graphics_fit is None or self.surface is None or self.surface.frame is None:
             return None
-        fr = self._fullres.region
-        cr = self.content_region
-        return dataclasses.replace(self._fullres_fit, left=fr.x - cr.x, top=fr.y - cr.y)
+        left, top, cols, rows = self.surface.placed or (0, 0, 0, 0)
+        return dataclasses.replace(self._graphics_fit, left=left, top=top)
 
     def device_at(self, event: events.MouseEvent) -> tuple[int, int] | None:
+        part = self.canvas if self.canvas is not None else self.surface
         fit = self.fit
-        if fit is None:
+        if fit is None or part is None or not part.display or self.view == "text":
             return None
-        cr = self.content_region
+        cr = part.content_region
         return fit.cell_to_device(event.screen_x - cr.x, event.screen_y - cr.y)
 
     def on_mouse_down(self, event: events.MouseDown) -> None:
@@ -359,4 +440,9 @@ class PhoneView(Widget):
 
     def on_mouse_move(self, event: events.MouseMove) -> None:
         point = self.device_at(event)
-        self.border_subtitle = f"{point[0]},{point[1]}" if point else ""
+        if self.zoom <= 1:
+            self.border_subtitle = f"{point[0]},{point[1]}" if point else ""
+
+    def on_text_phone_tapped(self, event: Any) -> None:
+        event.stop()
+        self.post_message(self.Tapped(self, int(event.x), int(event.y)))

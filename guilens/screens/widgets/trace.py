@@ -43,6 +43,8 @@ class TraceView(VerticalScroll):
         self.count = 0
         self._interim: list[TraceEntry] = []
         """Question and reply entries shown while a step is in flight; its step entry replaces them."""
+        self._follow = True
+        """Keep the newest entry in view: false once the person scrolls up to read."""
 
     def add(self, event: Any) -> TraceEntry | None:
         if not self.is_mounted or not self.is_attached:
@@ -66,12 +68,18 @@ class TraceView(VerticalScroll):
             entry = TraceEntry(event, classes=" ".join(classes))
             if isinstance(event, Question | Reply):
                 self._interim.append(entry)
-        follow = self.is_vertical_scroll_end or self.max_scroll_y == 0
+        if self.size.height:  # a hidden trace (another device's tab) has no scroll position to judge by
+            self._follow = self.is_vertical_scroll_end or self.max_scroll_y == 0
         self.mount(entry)
         self.count += 1
-        if follow:
+        if self._follow:
             self.call_after_refresh(self.scroll_end, animate=False)
         return entry
+
+    def on_show(self) -> None:
+        """Shown again (its device's tab): catch up with what was added while hidden."""
+        if self._follow:
+            self.call_after_refresh(self.scroll_end, animate=False)
 
     def _render_step(self, step: Step) -> Any:
         from guilens.screens.widgets.render import render_step

@@ -1,0 +1,90 @@
+"""The devices of a run: opening them, naming them apart, closing them.
+
+A worker is one device with its own agent and the attempt running on it. Each
+gets a label (`device_labels`): the device's own name when no other device of
+the run has it (`sim`, `adb:SERIAL`), numbered when several share it (`sim-1`,
+`sim-2`). The label is what the record and the observers know a device by
+(`Episode.device`), and what a take-over, a single step or a mark names.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from guilens.control import QuestionChannel, RunControl
+    from guilens.device.base import Device
+    from guilens.run.attempt import AttemptRunner
+    from guilens.run.plan import RunPlan
+
+
+def device_labels(names: list[str]) -> list[str]:
+    """A distinct label per device: its name when no other device has it, else `name-1`,
+    `name-2`, ... in order (two sims: `sim-1`, `sim-2`; `adb:SERIAL` names are already unique)."""
+    taken = set(names)
+    seen: dict[str, int] = {}
+    out: list[str] = []
+    for name in names:
+        if names.count(name) == 1:
+            out.append(name)
+            continue
+        n = seen.get(name, 0)
+        while True:
+            n += 1
+            label = f"{name}-{n}"
+            if label not in taken:
+                break
+        seen[name] = n
+        taken.add(label)
+        out.append(label)
+    return out
+
+
+class Worker:
+    """One device, its label, its agent, and the attempt running on it (for marks)."""
+
+    def __init__(self, device: Device, agent: Any, owned: bool, label: str = "") -> None:
+        self.device = device
+        self.agent = agent
+        self.owned = owned
+        """Opened by the run (from a spec), so the run closes it; a device handed in is the caller's."""
+        self.label = label or str(getattr(device, "name", "device"))
+        self.current: AttemptRunner | None = None
+
+
+def _open(plan: RunPlan, spec: Any) -> tuple[Device, bool]:
+    if not isinstance(spec, str):
+        return spec, False
+    from guilens.device import open_device
+
+    s = plan.settings
+    if spec == "sim":
+        return open_device("sim", width=s.screen_width, height=s.screen_height), True
+    return open_device(spec), True
+
+
+def open_workers(plan: RunPlan, *, channel: QuestionChannel, control: RunControl) -> list[Worker]:
+    """Open every device of the plan, label them and give each its agent; on any failure close
+    what was opened and raise (a `DeviceError` names the device)."""
+    workers: list[Worker] = []
+    try:
+        for spec in plan.devices:
+            device, owned = _open(plan, spec)
+            workers.append(Worker(device, None, owned))
+        labels = device_labels([str(getattr(w.device, "name", "device")) for w in workers])
+        for w, label in zip(workers, labels, strict=True):
+            w.label = label
+            w.agent = plan.make_agent(channel=channel, control=control)
+    except BaseException:
+        close_workers(workers)
+        raise
+    return workers
+
+
+def close_workers(workers: list[Worker]) -> None:
+    """Close the devices the run opened; a device that fails to close does not stop the others."""
+    for w in workers:
+        if w.owned:
+            with contextlib.suppress(Exception):
+                w.device.close()

@@ -1,0 +1,93 @@
+"""The phone's text in a terminal without graphics: `guilens demo` in tmux at 200x60 (the view starts
+as pixels and text side by side), read back with `tmux capture-pane -p`.
+
+When the agent asks its second question the phone shows the product page; the question's modal is put
+aside (Esc) so nothing covers the phone, the pane is captured, then the question is answered and the run
+ends. At least 90% of the UI tree's visible text labels of that screen must be in the phone pane's part of
+the capture (a label cut with "…" counts when at least 12 of its characters show).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from pathlib import Path
+
+import pytest
+from test_tui_demo_tmux import TMUX, Pane, guilens_binary
+
+from guilens.device.uitree import parse_ui_xml
+from guilens.screens.widgets.textlabels import count_shown, visible_labels
+
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(TMUX is None, reason="needs tmux")]
+
+ASK_STEP = 6
+
+
+def phone_pane(text: str) -> str:
+    """The part of a capture inside the phone pane's border (the first pane from the left)."""
+    lines = text.splitlines()
+    top = next(i for i, line in enumerate(lines) if "─ phone" in line)
+    right = lines[top].index("╮")
+    out = []
+    for line in lines[top + 1:]:
+        if line.startswith("╰"):
+            break
+        out.append(line[1:right])
+    return "\n".join(out)
+
+
+def all_texts(xml: str) -> list[str]:
+    """Every text and content-desc of the nodes on the screen (a stricter count than the view's own)."""
+    root = parse_ui_xml(xml)
+    out = []
+    for node in root.iter():
+        x1, y1, x2, y2 = node.bounds
+        if x2 <= x1 or y2 <= y1 or y2 <= 0 or y1 >= 2400:
+            continue
+        out += [t for t in (node.text, node.content_desc) if t.strip()]
+    return out
+
+
+def test_the_phones_text_is_in_the_tmux_capture(tmp_path: Path) -> None:
+    import subprocess
+    import uuid
+
+    name = f"guilens-text-{uuid.uuid4().hex[:8]}"
+    out = tmp_path / "runs"
+    env = {"COLORTERM": "truecolor", "GUILENS_CONFIG_FILE": str(tmp_path / "none.toml"),
+           "GUILENS_CACHE_DIR": str(tmp_path / "cache"), "TERM": "xterm-256color"}
+    args = [TMUX, "new-session", "-d", "-s", name, "-x", "200", "-y", "60", "-c", str(tmp_path)]
+    for k, v in env.items():
+        args += ["-e", f"{k}={v}"]
+    subprocess.run([*args, f"{guilens_binary()} demo --out {out}; sleep 60"], check=True)  # type: ignore[list-item]
+    p = Pane(name)
+    try:
+        p.wait(r"The agent asks · step 0", timeout=60)
+        p.keys("Enter")
+        p.wait(rf"The agent asks · step {ASK_STEP}", timeout=60)
+        p.keys("Escape")  # answer later: the modal goes, the question stays
+        time.sleep(1.5)
+        capture = p.text()
+        p.keys("a")
+        p.wait(rf"The agent asks · step {ASK_STEP}", timeout=30)
+        p.keys("Enter")
+        p.wait(r"finished: success", timeout=60)
+        p.keys("q")
+    finally:
+        subprocess.run([TMUX, "kill-session", "-t", name], check=False, capture_output=True)  # type: ignore[list-item]
+    ep = next(out.glob("*/*/attempt-1"))
+    assert json.loads((ep / "episode.json").read_text())["status"] == "success"
+    xml = (ep / "ui" / f"{ASK_STEP:04d}.xml").read_text()
+    pane = phone_pane(capture)
+    assert re.search(r"\$398\.00", pane), f"the product page is not on the phone:\n{pane}"
+    labels = visible_labels(parse_ui_xml(xml), (0, 0, 1080, 2400))
+    shown = count_shown(labels, pane)
+    strict = all_texts(xml)
+    strict_shown = count_shown(strict, pane)
+    print(f"text view in tmux 200x60: {shown}/{len(labels)} visible labels ({shown / len(labels):.0%}); "
+          f"every text and content-desc: {strict_shown}/{len(strict)} ({strict_shown / len(strict):.0%})")
+    assert len(labels) >= 15
+    assert shown / len(labels) >= 0.9, f"{shown}/{len(labels)} labels in:\n{pane}"
+    assert strict_shown / len(strict) >= 0.9, f"{strict_shown}/{len(strict)} of every text in:\n{pane}"
