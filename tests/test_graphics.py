@@ -72,6 +72,11 @@ def test_the_setup_follows_the_request_and_the_terminal() -> None:
     with pytest.raises(RendererError, match="unknown renderer 'png'.*auto, halfcell, sixel, tgp, iterm, text"):
         choose("png", xterm)
     assert fixed("halfcell").view == "pixels" and fixed("text").view == "text"
+    # the person is told why the phone is not at full resolution, and warned of a doubtful choice
+    tmux = parse_replies(TMUX, env={"TMUX": "/tmp/tmux-0/default,1,0"})
+    assert "tmux passes no images through" in choose("auto", tmux).note
+    assert "did not say it draws sixel" in choose("sixel", parse_replies(KITTY, env={})).note
+    assert choose("auto", xterm).note == ""
 
 
 def decode_sixel(data: str) -> Image.Image:

@@ -38,6 +38,9 @@ class GuilensApp(GraphicsApp):
 
     def on_mount(self) -> None:
         self.push_screen(self._first())
+        note = getattr(self.renderer, "note", "")
+        if note:
+            self.notify(note, title="Phone", timeout=8)
 
     def action_help(self) -> None:
         from guilens.screens.modals import HelpScreen, help_sections_from

@@ -33,6 +33,9 @@ class PhoneSetup:
     sixel_max: tuple[int, int] | None = None
     terminal: str = ""
     """What the terminal said it is, for the help screen and error reports."""
+    note: str = ""
+    """Why the phone is not drawn at full resolution, or a doubt about the renderer asked for;
+    the app shows it once at start."""
 
     @property
     def full_resolution(self) -> bool:
@@ -70,7 +73,24 @@ def choose(requested: str | None, terminal: Terminal) -> PhoneSetup:
     else:
         view = "both"
     return PhoneSetup(renderer=renderer, view=view, cell=terminal.cell, sixel_colors=terminal.sixel_colors,
-                      sixel_max=terminal.sixel_max, terminal=terminal.describe())
+                      sixel_max=terminal.sixel_max, terminal=terminal.describe(), note=_note(name, renderer, terminal))
+
+
+def _note(asked: str, renderer: str, terminal: Terminal) -> str:
+    if asked == "auto" and renderer == "halfcell":
+        if terminal.multiplexer:
+            why = f"{terminal.multiplexer} passes no images through"
+        elif terminal.notes:
+            why = terminal.notes[0]
+        else:
+            why = f"{terminal.name or 'this terminal'} said it draws neither Sixel nor Kitty graphics"
+        return (f"The phone is drawn in half cells, with the UI tree's text beside it: {why}. "
+                "v switches the view; --renderer sixel|tgp|iterm forces a protocol.")
+    claimed = {"sixel": terminal.sixel, "tgp": terminal.kitty, "iterm": terminal.iterm}
+    if renderer in claimed and not claimed[renderer] and terminal.answered:
+        return (f"{terminal.name or 'This terminal'} did not say it draws {renderer} images; if the phone "
+                "stays blank, use --renderer auto.")
+    return ""
 
 
 def fixed(renderer: str = "halfcell", view: View | None = None,
