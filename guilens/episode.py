@@ -7,8 +7,10 @@ screenshot is on disk, so a reader never meets a step whose screen is missing,
 however the writer died. PNG encoding runs on a background thread behind a
 bounded queue: the step loop hands over the frame and moves on.
 
-Changing a field's meaning or removing one needs a `SCHEMA_VERSION` bump;
-scripts and other people's tools read these files.
+The models themselves (Episode, Step, Timings, ...) live in
+`guilens.episode_model` and are re-exported here, so `from guilens.episode
+import Step` keeps working; changing a field's meaning needs a `SCHEMA_VERSION`
+bump there.
 """
 
 from __future__ import annotations
@@ -24,182 +26,36 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from PIL import Image
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ValidationError
 
+from guilens.episode_model import (
+    FINAL_STATUSES,
+    SCHEMA_VERSION,
+    Ask,
+    Episode,
+    LTMEntry,
+    Memory,
+    MilestoneHit,
+    Status,
+    Step,
+    StepTimings,
+    Timings,
+    Usage,
+)
 from guilens.png import FrameEncoder
 
-SCHEMA_VERSION = 1
-
-Status = Literal["running", "success", "failure", "timeout", "error", "aborted", "interrupted", "blocked"]
-FINAL_STATUSES = ("success", "failure", "timeout", "error", "aborted", "interrupted", "blocked")
+__all__ = [
+    "FINAL_STATUSES", "SCHEMA_VERSION", "Ask", "Episode", "EpisodeError", "EpisodeReader", "LTMEntry", "Memory",
+    "MilestoneHit", "Recorder", "Status", "Step", "StepTimings", "Timings", "Usage", "encode_png", "find_episodes",
+    "monotonic", "now",
+]
 
 
 class EpisodeError(ValueError):
     """An episode directory that cannot be read; the message names the file."""
-
-
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="allow")
-
-
-class Usage(_Model):
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_read_tokens: int = 0
-    cache_write_tokens: int = 0
-    cost_usd: float = 0.0
-
-    def __add__(self, other: Usage) -> Usage:
-        return Usage(
-            input_tokens=self.input_tokens + other.input_tokens,
-            output_tokens=self.output_tokens + other.output_tokens,
-            cache_read_tokens=self.cache_read_tokens + other.cache_read_tokens,
-            cache_write_tokens=self.cache_write_tokens + other.cache_write_tokens,
-            cost_usd=round(self.cost_usd + other.cost_usd, 8),
-        )
-
-
-class LTMEntry(_Model):
-    app: str
-    """The app the fact was read in; CoM replaces entries within an app and appends across apps."""
-    content: str
-    step: int
-
-
-class Memory(_Model):
-    stm: list[str] = Field(default_factory=list)
-    """Short-term memory, oldest first: what the last actions did (CoM action results)."""
-    ltm: list[LTMEntry] = Field(default_factory=list)
-    """Long-term memory: app-tagged facts kept across the episode."""
-    lessons: list[str] = Field(default_factory=list)
-    """Lessons carried from earlier attempts (pass@k)."""
-
-
-class Ask(_Model):
-    question: str
-    answer: str | None = None
-    answered_by: Literal["oracle", "llm", "human", "none"] | str = "none"
-    suggested: str | None = None
-    """What the simulated user proposed when a person answered instead."""
-    usage: Usage | None = None
-    """What the simulated user's answer cost (an llm user); kept apart from the agent's usage."""
-
-
-class Step(_Model):
-    """One step: what the agent saw, thought and did, and what came of it."""
-
-    index: int
-    started_at: datetime
-    ended_at: datetime
-    screen: str | None = None
-    """Path of the screenshot the agent saw, relative to the attempt directory."""
-    ui: str | None = None
-    app: str = ""
-    clock: datetime | None = None
-    thought: str = ""
-    action: dict[str, Any] | None = None
-    """The action as performed (pixels), in the JSON form of `guilens.actions`."""
-    action_raw: Any = None
-    """What the agent emitted, before parsing and target resolution."""
-    target: dict[str, Any] | None = None
-    """The element an element-targeted action resolved to: number, selector, label, bounds."""
-    action_description: str = ""
-    action_result: str = ""
-    """CoM: what the previous action did, as the agent put it."""
-    memory: Memory = Field(default_factory=Memory)
-    ask: Ask | None = None
-    milestones: list[str] = Field(default_factory=list)
-    """Ids of milestones first reached at this step."""
-    usage: Usage = Field(default_factory=Usage)
-    by: Literal["agent", "human"] = "agent"
-    error: str | None = None
-    annotations: list[str] = Field(default_factory=list)
-    """Labels a person marked at this step (milestones for golden paths)."""
-    device_result: str = ""
-    """What the device reported doing."""
-    state: str | None = None
-    """Path of the app state the live checks read at this step (sim only); may repeat the previous
-    step's path when the phone did not change."""
-
-
-class MilestoneHit(_Model):
-    id: str
-    step: int
-    """The step whose action reached it (0-based)."""
-    text: str = ""
-    by: Literal["rules", "human"] = "rules"
-    """`human` when a person marked it reached (`m` in the TUI) rather than a check deciding it."""
-
-
-class Timings(_Model):
-    started_at: datetime
-    ended_at: datetime | None = None
-    duration_s: float | None = None
-    agent_s: float = 0.0
-    device_s: float = 0.0
-    user_s: float = 0.0
-    runner_s: float | None = None
-    """The runner's own work (checks, observers, step records), for overhead measurements."""
-    record_s: float | None = None
-    """Time the step loop spent handing frames to the recorder."""
-    drain_s: float | None = None
-    """Time spent at the end waiting for the recorder to write what was still queued."""
-
-
-class Episode(_Model):
-    """What ran and how it ended. Field order matters for people reading the file; keep it."""
-
-    schema_version: int = SCHEMA_VERSION
-    run_id: str = ""
-    task: str
-    scenario: str = ""
-    sequence_index: int | None = None
-    instruction: str = ""
-    level: Literal["L0", "L1", "L2"] = "L0"
-    attempt: int = 1
-    attempts: int = 1
-    agent: str = ""
-    model: str | None = None
-    user: str = ""
-    device: str = ""
-    screen_size: tuple[int, int] | None = None
-    budget: int | None = None
-    status: Status = "running"
-    finish_status: Literal["success", "failure"] | None = None
-    """What the agent claimed when it finished; `status` is what guilens decided."""
-    final_answer: str | None = None
-    steps: int = 0
-    tokens: Usage = Field(default_factory=Usage)
-    cost_usd: float = 0.0
-    milestones: list[MilestoneHit] = Field(default_factory=list)
-    milestones_total: int = 0
-    user_turns: int = 0
-    human_steps: int = 0
-    timings: Timings
-    error: str | None = None
-    error_detail: str | None = None
-    """The traceback of an unexpected error, for bug reports (the end of it)."""
-    state_error: str | None = None
-    """Why the final app state could not be read, when it could not."""
-    decided_by: Literal["rules", "agent"] | None = None
-    """Whether `status` came from the task's rules or, where rules cannot decide, the agent's claim."""
-    outcome_reason: str | None = None
-    final_screen: str | None = None
-    final_state: str | None = None
-    """Path of the device's app state at the end (sim only), for the rules judge."""
-    lessons: list[str] = Field(default_factory=list)
-    """Lessons this attempt was given from earlier attempts (pass@k)."""
-    lessons_learned: list[str] = Field(default_factory=list)
-    """Lessons the agent drew from this attempt for the next one."""
-    lessons_error: str | None = None
-    values: dict[str, str] = Field(default_factory=dict)
-    """Every value the task's templates were filled with: the user's slots and, in a sequence,
-    values handed on by earlier tasks. The judge fills templates with exactly these."""
-    pid: int | None = None
-    host: str | None = None
 
 
 def _atomic_write(path: Path, text: str) -> None:
@@ -251,13 +107,14 @@ class Recorder:
     def record_step(self, step: Step, screenshot: Image.Image | None, ui_xml: str | None = None) -> None:
         """Queue a step; its line is appended once its screenshot is on disk. Blocks only when the queue is full."""
         self._raise_writer_error()
+        png = None
         if screenshot is not None:
             step.screen = self.screen_path(step.index)
+            png = self._pool.submit(encode_png, screenshot, self.dir / step.screen, self._encoder)
         if ui_xml is not None:
             step.ui = f"ui/{step.index:04d}.xml"
         self.steps.append(step)
         self.episode.steps = len(self.steps)
-        png = None if screenshot is None else self._pool.submit(encode_png, screenshot, self.dir / step.screen, self._encoder)
         self._queue.put(("step", step, png, ui_xml))
 
     def update_step(self, step: Step) -> None:

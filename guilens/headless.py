@@ -1,9 +1,11 @@
 """Running without the TUI: a one-line-per-step printer and a console that answers for a person.
 
 `HeadlessObserver` implements the runner's observer protocol with rich: one
-line per step (action, what the device said, milestones reached, the user's
-answer), a summary line per attempt, and a progress bar when a run holds
-several tasks and the output is a terminal. Piped, it prints plain lines.
+line per step, numbered from 1 as the trace and the replay number them (action,
+what the device said, milestones reached, the user's answer, a person's time),
+a summary line per attempt with its time split by who spent it, and a progress
+bar when a run holds several tasks and the output is a terminal. Piped, it
+prints plain lines.
 
 `ConsoleResponder` answers the run's question channel from standard input:
 the human agent's actions and the human user's answers. End of input while a
@@ -20,7 +22,7 @@ from typing import IO, TYPE_CHECKING, Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from guilens.describe import action_text, outcome_bits, short
+from guilens.describe import action_text, outcome_bits, seconds, short, step_number
 
 if TYPE_CHECKING:
     from guilens.control import QuestionChannel, Request, RunControl
@@ -53,8 +55,8 @@ def step_line(step: Step) -> str:
         parts.append(f"✗ {short(step.error, 80)}")
     if step.milestones:
         parts.append("✓ " + ", ".join(step.milestones))
-    if step.by == "human":
-        parts.append("(human)")
+    if step.by == "human":  # a baseline's annotator sees how long they took
+        parts.append(f"(human, {seconds(step.timings.person_s)})" if step.timings else "(human)")
     return "  ".join(parts)
 
 
@@ -146,7 +148,7 @@ class HeadlessObserver:
 
     def on_step(self, episode: Episode, step: Step) -> None:
         prefix = f"{self._tag(episode)} " if self._many else ""
-        self._print(f"  {prefix}{step.index:>3} {step_line(step)}", "red" if step.error else "")
+        self._print(f"  {prefix}{step_number(step.index):>3} {step_line(step)}", "red" if step.error else "")
         if self.thoughts and step.thought:
             self._print(f"        {short(step.thought, 120)}", "dim italic")
 
@@ -216,7 +218,9 @@ class ConsoleResponder:
                 continue
             if req.kind == "question":
                 hint = f" [Enter: {req.suggestion}]" if req.suggestion else ""
-                self._write(f"? the agent asks: {req.text}{hint}\n> ")
+                at = req.context.get("step")
+                where = f" (step {step_number(at)})" if isinstance(at, int) else ""
+                self._write(f"? the agent asks{where}: {req.text}{hint}\n> ")
             else:
                 self._write(f"{req.text}\n> ")
             line = self.stdin.readline()

@@ -101,7 +101,7 @@ def test_headless_run_prints_a_line_per_step_and_exits_zero(cli, files, tmp_path
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert lines[0].startswith(f"run {out}")
-    assert any(line.strip().startswith("0 open notes") for line in lines)
+    assert any(line.strip().startswith("1 open notes") for line in lines)  # steps count from 1
     assert any(line.startswith("■ rt:budget success · 3 steps") for line in lines)
     assert lines[-1].startswith("episodes in ")
     (run_dir,) = out.iterdir()

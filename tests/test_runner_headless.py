@@ -18,7 +18,9 @@ def test_plain_lines(tmp_path: Path):
     lines = text.splitlines()
     assert lines[0].startswith(f"run {tmp_path / 'runs'}") and lines[0].endswith("(2 tasks)")
     assert "▶ rt:grocery L1 · oracle · sim · budget 10" in lines
-    assert "    2 ask What should the note say?  ← 'milk' (oracle)" in lines
+    # steps are numbered as people count them, as the trace and the replay number them
+    assert "    1 open notes  → opened Notes" in lines
+    assert "    3 ask What should the note say?  ← 'milk' (oracle)" in lines
     assert "        tap 'New note'" in lines  # the thought, under its step
     assert lines[-1] == "done: 2 episodes: 2 success"
 

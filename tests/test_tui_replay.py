@@ -66,9 +66,13 @@ async def test_replay_moves_through_steps_with_before_and_after_screens(runs: Pa
             assert ImageChops.difference(before.shown.image, want_before).getbbox() is None  # type: ignore[arg-type]
             assert ImageChops.difference(after.shown.image, want_after).getbbox() is None  # type: ignore[arg-type]
             assert before.shown.action == reader.steps[i].action and after.shown.action is None
-            assert before.border_title == f"before · step {i}"
+            n = len(reader.steps)  # steps are numbered from 1, as everywhere a person reads them
+            assert before.border_title == f"before · step {i + 1}"
+            assert after.border_title.startswith(f"after · step {i + 1}")  # type: ignore[union-attr]
+            assert screen.query_one("#detail-box").border_title == f"step {i + 1} of {n}"
+            assert screen.query_one("#steps").border_title == f"{n} steps"
             detail = str(screen.query_one("#step-detail").render())
-            assert f"step {i}" in detail and reader.steps[i].thought in detail
+            assert f"step {i + 1}" in detail and reader.steps[i].thought in detail
 
         await at(0)
         await pilot.press("right", "right")
@@ -78,7 +82,7 @@ async def test_replay_moves_through_steps_with_before_and_after_screens(runs: Pa
         assert "What should the note say?" in str(screen.query_one("#step-detail").render())
         await pilot.press("end")
         await at(4)
-        assert screen.query_one("#after", PhoneView).border_title == "after · final screen"
+        assert screen.query_one("#after", PhoneView).border_title == "after · step 5 · final screen"
         assert milestones.reached == {"open_notes": 0, "write_note": 3}
         assert "+ done" in screen.query_one(MemoryView).render().plain  # type: ignore[union-attr]
         await pilot.press("left")
@@ -90,7 +94,7 @@ async def test_replay_moves_through_steps_with_before_and_after_screens(runs: Pa
         await pilot.press("9", "enter")  # out of range: refused, the prompt stays
         await pilot.pause(0.1)
         assert isinstance(app.screen, PromptScreen)
-        await pilot.press("backspace", "3", "enter")
+        await pilot.press("backspace", "4", "enter")  # step 4 is the fourth step: index 3
         await at(3)
         await pilot.press("z")
         await pilot.pause(0.2)

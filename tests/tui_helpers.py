@@ -22,7 +22,18 @@ from PIL import Image
 
 from guilens.actions import AskUser, Finish, parse_command
 from guilens.control import Cancelled, ObserverList, QuestionChannel, RunControl, acting_for
-from guilens.episode import Ask, Episode, LTMEntry, Memory, MilestoneHit, Recorder, Step, Timings, Usage
+from guilens.episode import (
+    Ask,
+    Episode,
+    LTMEntry,
+    Memory,
+    MilestoneHit,
+    Recorder,
+    Step,
+    StepTimings,
+    Timings,
+    Usage,
+)
 from guilens.run.resolve import parse_person_action, resolve_action
 from guilens.screens.widgets.phone import set_cell_size
 
@@ -252,12 +263,14 @@ def make_fixed_episode(out: Path) -> Path:
             memory=Memory(stm=s.stm, ltm=[LTMEntry(app=a, content=c, step=i) for a, c in s.ltm]),
             ask=ask, milestones=s.milestones, device_result=result,
             usage=Usage(input_tokens=1200, output_tokens=80, cost_usd=0.0042),
+            timings=StepTimings(agent_s=0.8, user_s=0.5 if ask else 0.0, device_s=0.0 if ask else 0.2),
         ), obs.screenshot, obs.ui_xml)
         ep.milestones += [MilestoneHit(id=m, step=i, text=MILESTONES[m]) for m in s.milestones]
     final = dev.observe()
     rec.finish("success", final_screen=final.screenshot, final_ui=final.ui_xml)
     ep.timings.ended_at = t0 + timedelta(seconds=10)
     ep.timings.duration_s = 10.0
+    ep.timings.agent_s, ep.timings.user_s, ep.timings.device_s = 4.0, 0.5, 0.9
     ep.pid = None
     rec.write_episode()
     return d

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from urllib.parse import quote
 
-from guilens.judge.report import HEADLINE, RunReport, fmt_metric
+from guilens.judge.report import RunReport, fmt_metric, headline, time_columns
 
 W, H = 360, 220
 PAD_L, PAD_B, PAD_T, PAD_R = 44, 36, 40, 16
@@ -157,7 +157,7 @@ def render_html(report: RunReport, out_file: Path) -> str:
     metric_rows = "".join(
         f"<tr><td>{_e(label)}</td><td class=num>{_e(fmt_metric(m[key], kind))}</td>"
         f"<td class=num>{_e(m[key].get('n', ''))}</td><td class=note>{_e(m[key].get('note', ''))}</td></tr>"
-        for key, label, kind in HEADLINE
+        for key, label, kind in headline(m)
     )
     passk = "".join(f"<th>pass@{_e(kk)}</th>" for kk in m["pass_at_k"])
     passv = "".join(f"<td class=num>{_e(fmt_metric(v, 'pct'))}</td>" for v in m["pass_at_k"].values())
@@ -167,6 +167,8 @@ def render_html(report: RunReport, out_file: Path) -> str:
                        f"{_e(fmt_metric(g['sr'], 'pct'))}</td><td class=num>{_e(fmt_metric(g[f'pass@{k}'], 'pct'))}"
                        f"</td></tr>" for n, g in m[key].items())
         groups.append(f"<table><tr><th>{_e(label)}</th><th>tasks</th><th>SR</th><th>pass@{k}</th></tr>{rows}</table>")
+    times = time_columns(report.records)
+    time_heads = "".join(f"<th>{_e(head)}</th>" for head, _ in times)
     ep_rows = []
     for row in report.rows:
         r = row.record
@@ -180,12 +182,15 @@ def render_html(report: RunReport, out_file: Path) -> str:
                        if screens else "")
         ms = f"{sum(1 for x in r.milestones if x.reached)}/{len(r.milestones)}" if r.milestones else "-"
         reason = row.verdict.reason if row.verdict is not None else ""
+        secs = [fn(r) for _, fn in times]
+        time_cells = "".join(f"<td class=num>{'-' if v is None else f'{v:.2f} s'}</td>" for v in secs)
         ep_rows.append(
             f"<tr><td>{_link(row.dir, base, f'{r.scenario}:{r.task}' if r.scenario else r.task)}</td>"
             f"<td class=num>{r.attempt}</td><td class={cls}>{cls}</td><td>{_e(row.outcome_source)}</td>"
             f"<td class=num>{r.steps}{'/' + str(r.golden_steps) if r.golden_steps else ''}</td><td class=num>{ms}</td>"
             f"<td class=num>{r.user_turns}</td>"
             f"<td class=num>{'-' if r.duration_s is None else f'{r.duration_s:.1f} s'}</td>"
+            f"{time_cells}"
             f"<td class=num>{r.agent_cost_usd:.4f}</td><td class=num>{f'{r.judge_cost_usd:.4f}' if r.judged else '-'}</td>"
             f"<td>{first} {final}{all_screens}</td><td class=reason>{_e(reason)}</td></tr>"
         )
@@ -204,7 +209,7 @@ Agent ${m['agent_cost_usd']:.4f}, judge ${m['judge_cost_usd']:.4f}.</div>
 <h2>Success by group</h2><div class="plots">{''.join(groups)}</div>
 <h2>Episodes</h2>
 <table><tr><th>task</th><th>attempt</th><th>outcome</th><th>decided by</th><th>steps</th><th>milestones</th>
-<th>user turns</th><th>time</th><th>agent $</th><th>judge $</th><th>screens</th><th>reason</th></tr>
+<th>user turns</th><th>time</th>{time_heads}<th>agent $</th><th>judge $</th><th>screens</th><th>reason</th></tr>
 {''.join(ep_rows)}</table>
 {f'<h2>Skipped</h2><ul>{problems}</ul>' if problems else ''}
 </body></html>

@@ -18,116 +18,26 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
 from statistics import fmean
 from typing import Any
+
+from guilens.judge.records import (
+    EpisodeRecord,
+    Metric,
+    by_task,
+    first_attempts,
+    first_success,
+    max_attempt,
+    mean_metric,
+    na_metric,
+)
+from guilens.judge.records import (
+    MilestoneRecord as MilestoneRecord,  # re-exported: the report and tests build records from here
+)
 
 DIFFICULTY = {1: "easy", 2: "medium", 3: "hard"}
 CAS_ETA = 0.5
 """ScenDroid's clarification penalty: CAS_i = s_i / (1 + eta * c_i)."""
-
-
-@dataclass(frozen=True)
-class MilestoneRecord:
-    id: str
-    reached: bool | None
-    """None: no stage could tell."""
-    agent_steps: int | None = None
-    """Agent steps taken to reach it (the step whose action reached it, plus one)."""
-    golden_step: int | None = None
-    """Reference steps to reach it (MSR's denominator)."""
-    flexible: bool = False
-    depends_on: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class EpisodeRecord:
-    """What the metrics need of one attempt: its outcome, its task's traits, its costs."""
-
-    task: str
-    attempt: int = 1
-    success: bool | None = None
-    scenario: str = ""
-    difficulty: int | None = None
-    apps: int = 1
-    memory: bool = False
-    golden_steps: int | None = None
-    steps: int = 0
-    duration_s: float | None = None
-    agent_cost_usd: float = 0.0
-    agent_tokens: int = 0
-    judge_cost_usd: float = 0.0
-    judge_tokens: int = 0
-    judge_duration_s: float | None = None
-    judged: bool = False
-    """A verdict exists for this attempt (judge cost and time are known, possibly zero)."""
-    user_turns: int = 0
-    milestones: tuple[MilestoneRecord, ...] = ()
-    irr: float | None = None
-    """0..1; only meaningful for memory tasks."""
-    path: str = ""
-    status: str = ""
-    decided_by: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict, compare=False)
-
-    @property
-    def key(self) -> tuple[str, str]:
-        return (self.scenario, self.task)
-
-
-@dataclass(frozen=True)
-class Metric:
-    value: float | None
-    n: int = 0
-    """How many tasks or episodes the value is over."""
-    note: str = ""
-
-    @property
-    def na(self) -> bool:
-        return self.value is None
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"value": None if self.value is None else round(self.value, 6), "n": self.n}
-        if self.note:
-            out["note"] = self.note
-        return out
-
-
-def _na(why: str, n: int = 0) -> Metric:
-    return Metric(None, n, why)
-
-
-# --- grouping ------------------------------------------------------------------------------------
-
-
-def by_task(records: Iterable[EpisodeRecord]) -> dict[tuple[str, str], list[EpisodeRecord]]:
-    """Each task's attempts, in attempt order."""
-    out: dict[tuple[str, str], list[EpisodeRecord]] = defaultdict(list)
-    for r in records:
-        out[r.key].append(r)
-    return {k: sorted(v, key=lambda r: r.attempt) for k, v in out.items()}
-
-
-def first_attempts(records: Iterable[EpisodeRecord]) -> list[EpisodeRecord]:
-    return [r for r in records if r.attempt == 1]
-
-
-def max_attempt(records: Iterable[EpisodeRecord]) -> int:
-    return max((r.attempt for r in records), default=0)
-
-
-def first_success(attempts: Sequence[EpisodeRecord]) -> int | None:
-    """The attempt number of a task's first success, or None."""
-    for r in sorted(attempts, key=lambda r: r.attempt):
-        if r.success is True:
-            return r.attempt
-    return None
-
-
-def _mean_metric(values: list[float], what: str, empty: str) -> Metric:
-    if not values:
-        return _na(empty)
-    return Metric(fmean(values), len(values), what)
 
 
 # --- MemGUI-Bench: SR, pass@k, FRR, IRR, MTPR, step ratio, time and cost per step ----------------
@@ -138,7 +48,7 @@ def success_rate(records: Iterable[EpisodeRecord]) -> Metric:
     firsts = first_attempts(records)
     decided = [r for r in firsts if r.success is not None]
     empty = "no task has a decided first attempt" if firsts else "no tasks of this kind"
-    return _mean_metric([1.0 if r.success else 0.0 for r in decided], "tasks", empty)
+    return mean_metric([1.0 if r.success else 0.0 for r in decided], "tasks", empty)
 
 
 def pass_at_k(records: Iterable[EpisodeRecord], k: int) -> Metric:
@@ -155,7 +65,7 @@ def pass_at_k(records: Iterable[EpisodeRecord], k: int) -> Metric:
         window = [r for r in attempts if r.attempt <= k and r.success is not None]
         if window:
             values.append(1.0 if any(r.success for r in window) else 0.0)
-    return _mean_metric(values, "tasks", f"no task has a decided attempt within {k}")
+    return mean_metric(values, "tasks", f"no task has a decided attempt within {k}")
 
 
 def pass_at_k_curve(records: Sequence[EpisodeRecord], k_max: int | None = None) -> dict[int, Metric]:
@@ -173,14 +83,14 @@ def frr(records: Sequence[EpisodeRecord], k: int | None = None) -> Metric:
     """
     k = k if k is not None else max_attempt(records)
     if k < 2:
-        return _na("one attempt per task: nothing to recover in")
+        return na_metric("one attempt per task: nothing to recover in")
     failed: list[list[EpisodeRecord]] = []
     for attempts in by_task(records).values():
         first = next((r for r in attempts if r.attempt == 1), None)
         if first is not None and first.success is False:
             failed.append(attempts)
     if not failed:
-        return _na("no task failed its first attempt")
+        return na_metric("no task failed its first attempt")
     total = 0.0
     for attempts in failed:
         i = first_success([r for r in attempts if r.attempt <= k])
@@ -208,7 +118,7 @@ def information_retention(records: Iterable[EpisodeRecord]) -> Metric:
             missing += 1
     note = "memory tasks" + (f"; {missing} failed without an IRR analysis, left out" if missing else "")
     if not ok:
-        return _na("no memory task with an IRR" + (f" ({missing} failed unanalysed)" if missing else ""))
+        return na_metric("no memory task with an IRR" + (f" ({missing} failed unanalysed)" if missing else ""))
     return Metric(fmean(ok), len(ok), note)
 
 
@@ -217,11 +127,11 @@ def mtpr(records: Sequence[EpisodeRecord]) -> Metric:
     mem = success_rate([r for r in records if r.memory])
     std = success_rate([r for r in records if not r.memory])
     if std.na:
-        return _na("no standard (non-memory) tasks")
+        return na_metric("no standard (non-memory) tasks")
     if mem.na:
-        return _na("no memory tasks")
+        return na_metric("no memory tasks")
     if std.value == 0:
-        return _na("SR on standard tasks is 0", std.n)
+        return na_metric("SR on standard tasks is 0", std.n)
     return Metric(mem.value / std.value, mem.n + std.n, f"SR memory {mem.value:.3f} / SR standard {std.value:.3f}")  # type: ignore[operator]
 
 
@@ -236,29 +146,62 @@ def step_ratio(records: Sequence[EpisodeRecord], k: int = 1) -> Metric:
         r = next(r for r in attempts if r.attempt == i)
         if r.golden_steps:
             values.append(r.steps / r.golden_steps)
-    return _mean_metric(values, "successful tasks", "no successful task with golden steps")
+    return mean_metric(values, "successful tasks", "no successful task with golden steps")
 
 
 def _per_step(records: Iterable[EpisodeRecord], amount: Callable[[EpisodeRecord], float | None],
-              k: int | None, what: str) -> Metric:
+              k: int | None, what: str, per: Callable[[EpisodeRecord], int] = lambda r: r.steps,
+              empty: str = "", note: str = "episodes") -> Metric:
+    """The mean over episodes (attempts <= k) of `amount / per`, skipping episodes where either is missing."""
     values = []
     for r in records:
         if k is not None and r.attempt > k:
             continue
-        a = amount(r)
-        if r.steps > 0 and a is not None:
-            values.append(a / r.steps)
-    return _mean_metric(values, "episodes", f"no episode with steps and a recorded {what}")
+        a, n = amount(r), per(r)
+        if n > 0 and a is not None:
+            values.append(a / n)
+    return mean_metric(values, note, empty or f"no episode with steps and a recorded {what}")
 
 
 def time_per_step(records: Iterable[EpisodeRecord], k: int | None = None) -> Metric:
-    """Agent seconds per step: each episode's wall time over its steps, averaged over episodes (attempts <= k)."""
-    return _per_step(records, lambda r: r.duration_s, k, "duration")
+    """Wall seconds per step (MemGUI-Bench's Time/Step: total execution time over steps), averaged
+    over episodes. It holds everyone's time, a person's and the user's included; `agent_time_per_step`
+    is the agent's alone."""
+    return _per_step(records, lambda r: r.duration_s, k, "duration",
+                     note="episodes; wall clock: agent, people, device and pauses")
+
+
+def agent_time_per_step(records: Iterable[EpisodeRecord], k: int | None = None) -> Metric:
+    """The agent's own seconds per step it decided: its deciding time over its steps (a person's steps
+    in a take-over are neither), averaged over episodes with agent steps."""
+    return _per_step(records, lambda r: r.agent_s, k, "agent time", per=lambda r: r.agent_steps,
+                     empty="no episode with agent steps and a recorded agent time",
+                     note="episodes; the agent's own steps and time")
+
+
+def person_time_per_step(records: Iterable[EpisodeRecord], k: int | None = None) -> Metric:
+    """A person's seconds per step they decided (take-overs, `--agent human`): a baseline's acting time."""
+    return _per_step(records, lambda r: r.person_s, k, "person time", per=lambda r: r.human_steps,
+                     empty="no episode with a person's steps", note="episodes; a person's steps")
+
+
+def user_time_per_answer(records: Iterable[EpisodeRecord], k: int | None = None) -> Metric:
+    """The user's seconds per answer to `ask_user`, averaged over episodes with user turns. Per answer,
+    not per step: the user is only asked on some steps."""
+    return _per_step(records, lambda r: r.user_s, k, "user time", per=lambda r: r.user_turns,
+                     empty="no episode with user turns and a recorded user time", note="episodes; per answer")
+
+
+def device_time_per_step(records: Iterable[EpisodeRecord], k: int | None = None) -> Metric:
+    """The device's seconds per step (acting, observing, state reads)."""
+    return _per_step(records, lambda r: r.device_s, k, "device time")
 
 
 def cost_per_step(records: Iterable[EpisodeRecord], k: int | None = None) -> Metric:
-    """Agent dollars per step, averaged over episodes."""
-    return _per_step(records, lambda r: r.agent_cost_usd, k, "cost")
+    """Agent dollars per step the agent decided, averaged over episodes (a person's steps cost nothing
+    and would dilute it; without take-overs this is MemGUI-Bench's Cost/Step)."""
+    return _per_step(records, lambda r: r.agent_cost_usd, k, "cost", per=lambda r: r.agent_steps,
+                     empty="no episode with agent steps and a recorded cost")
 
 
 def judge_time_per_step(records: Iterable[EpisodeRecord], k: int | None = None) -> Metric:
@@ -282,7 +225,7 @@ def task_progress(records: Iterable[EpisodeRecord]) -> Metric:
     """ATP: the average, over first attempts of tasks with milestones, of reached / total milestones."""
     eps = [r for r in first_attempts(records) if _known_milestones(r)]
     values = [sum(1 for m in r.milestones if m.reached) / len(r.milestones) for r in eps]
-    return _mean_metric(values, "tasks with milestones", "no task with judged milestones")
+    return mean_metric(values, "tasks with milestones", "no task with judged milestones")
 
 
 def progress_distribution(records: Iterable[EpisodeRecord]) -> list[float]:
@@ -304,7 +247,7 @@ def milestone_step_ratio(records: Iterable[EpisodeRecord]) -> Metric:
                   if m.reached and m.agent_steps is not None and m.golden_step]
         if ratios:
             values.append(fmean(ratios))
-    return _mean_metric(values, "tasks", "no reached milestone with reference steps")
+    return mean_metric(values, "tasks", "no reached milestone with reference steps")
 
 
 # --- ScenDroid: CAS; user turns ---------------------------------------------------------------------
@@ -318,13 +261,13 @@ def cas_score(success: bool, clarifications: int, eta: float = CAS_ETA) -> float
 def clarification_adjusted_success(records: Iterable[EpisodeRecord], eta: float = CAS_ETA) -> Metric:
     """CAS: the mean of s_i / (1 + eta c_i) over first attempts, c_i = user turns (ask_user exchanges)."""
     decided = [r for r in first_attempts(records) if r.success is not None]
-    return _mean_metric([cas_score(bool(r.success), r.user_turns, eta) for r in decided], "tasks",
+    return mean_metric([cas_score(bool(r.success), r.user_turns, eta) for r in decided], "tasks",
                         "no task has a decided first attempt")
 
 
 def user_turns(records: Iterable[EpisodeRecord]) -> Metric:
     """Mean ask_user exchanges per first attempt."""
-    return _mean_metric([float(r.user_turns) for r in first_attempts(records)], "tasks", "no episodes")
+    return mean_metric([float(r.user_turns) for r in first_attempts(records)], "tasks", "no episodes")
 
 
 # --- PSPA-Bench: APR, PPR ------------------------------------------------------------------------------
@@ -361,7 +304,7 @@ def _pspa_ratio(records: Iterable[EpisodeRecord], flexible_only: bool) -> Metric
         done = _completed_with_dependencies(r)
         values.append(sum(1 for m in pool if m.id in done) / len(pool))
     kind = "flexible milestones" if flexible_only else "milestones"
-    return _mean_metric(values, f"tasks with {kind}", f"no task with judged {kind}")
+    return mean_metric(values, f"tasks with {kind}", f"no task with judged {kind}")
 
 
 def process_ratio(records: Iterable[EpisodeRecord]) -> Metric:
@@ -429,6 +372,10 @@ def compute(records: Sequence[EpisodeRecord], *, k: int | None = None, eta: floa
         "step_ratio": step_ratio(records, 1).to_json(),
         f"step_ratio@{k}": step_ratio(records, k).to_json(),
         "time_per_step_s": time_per_step(records).to_json(),
+        "agent_time_per_step_s": agent_time_per_step(records).to_json(),
+        "person_time_per_step_s": person_time_per_step(records).to_json(),
+        "user_time_per_answer_s": user_time_per_answer(records).to_json(),
+        "device_time_per_step_s": device_time_per_step(records).to_json(),
         "cost_per_step_usd": cost_per_step(records).to_json(),
         "judge_time_per_step_s": judge_time_per_step(records).to_json(),
         "judge_cost_per_step_usd": judge_cost_per_step(records).to_json(),

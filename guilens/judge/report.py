@@ -4,11 +4,19 @@ An attempt's outcome is its verdict's decision when the judge decided it,
 otherwise what the runner recorded (success; failure, timeout and blocked as
 failures). Aborted, interrupted and errored attempts with no verdict are
 undecided: left out of the rates and counted, never silently made failures.
+
+Time is reported by who spent it: the agent per step it decided, a person per
+step they decided (take-overs, `--agent human`), the user per answer, the
+device per step, and the wall time per step (MemGUI-Bench's Time/Step) apart
+from them all. The person and user figures appear only where a run has them.
+Episodes recorded before the split (schema 1) have no person time, and their
+user time is left out where a person acted (it held the acting time too).
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -117,6 +125,7 @@ def episode_row(directory: Path) -> EpisodeRow:
     else:
         success = STATUS_OUTCOME.get(ep.status)
         source = f"status:{ep.status}"
+    split = ep.schema_version >= 2  # time booked by who spent it (person apart from user)
     record = EpisodeRecord(
         task=ep.task,
         attempt=ep.attempt,
@@ -127,7 +136,12 @@ def episode_row(directory: Path) -> EpisodeRow:
         memory=task is not None and task.memory != "none",
         golden_steps=task.golden_steps if task is not None else None,
         steps=ep.steps,
+        human_steps=ep.human_steps,
         duration_s=ep.timings.duration_s,
+        agent_s=ep.timings.agent_s,
+        person_s=ep.timings.person_s if split else None,
+        user_s=ep.timings.user_s if split or not ep.human_steps else None,
+        device_s=ep.timings.device_s,
         agent_cost_usd=ep.cost_usd,
         agent_tokens=ep.tokens.input_tokens + ep.tokens.output_tokens,
         judge_cost_usd=verdict.usage.cost_usd if verdict is not None else 0.0,
@@ -182,8 +196,13 @@ def row_json(row: EpisodeRow) -> dict[str, Any]:
         "apps": r.apps,
         "memory": r.memory,
         "steps": r.steps,
+        "human_steps": r.human_steps,
         "golden_steps": r.golden_steps,
         "duration_s": r.duration_s,
+        "agent_s": r.agent_s,
+        "person_s": r.person_s,
+        "user_s": r.user_s,
+        "device_s": r.device_s,
         "agent_cost_usd": r.agent_cost_usd,
         "judge_cost_usd": r.judge_cost_usd,
         "user_turns": r.user_turns,
@@ -203,6 +222,10 @@ def _pct(m: dict[str, Any]) -> str:
     return "n/a" if m.get("value") is None else f"{100 * m['value']:.1f}%"
 
 
+def _secs(v: float | None) -> str:
+    return "-" if v is None else f"{v:.2f}s"
+
+
 def _num(m: dict[str, Any], fmt: str = "{:.2f}") -> str:
     return "n/a" if m.get("value") is None else fmt.format(m["value"])
 
@@ -217,7 +240,11 @@ HEADLINE: list[tuple[str, str, str]] = [
     ("atp", "ATP", "pct"),
     ("msr", "MSR", "ratio"),
     ("step_ratio", "Step ratio (successes)", "ratio"),
-    ("time_per_step_s", "Agent s/step", "sec"),
+    ("agent_time_per_step_s", "Agent s/step", "sec"),
+    ("person_time_per_step_s", "Person s/step", "sec"),
+    ("user_time_per_answer_s", "User s/answer", "sec"),
+    ("device_time_per_step_s", "Device s/step", "sec"),
+    ("time_per_step_s", "Wall s/step", "sec"),
     ("cost_per_step_usd", "Agent $/step", "usd"),
     ("judge_time_per_step_s", "Judge s/step", "sec"),
     ("judge_cost_per_step_usd", "Judge $/step", "usd"),
@@ -226,6 +253,34 @@ HEADLINE: list[tuple[str, str, str]] = [
     ("ppr", "PPR", "pct"),
     ("user_turns", "User turns / task", "ratio"),
 ]
+
+
+WHERE_PRESENT = {"person_time_per_step_s", "user_time_per_answer_s"}
+"""Headline rows shown only when the run has them: most runs have no person and no user turns."""
+
+
+def headline(m: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """The headline rows for these metrics: `HEADLINE` less the person and user rows a run has no value for."""
+    return [row for row in HEADLINE if row[0] not in WHERE_PRESENT or m[row[0]].get("value")]
+
+
+def share(amount: float | None, n: int) -> float | None:
+    """`amount / n`, or None when either is missing: an episode's seconds per step (or per answer)."""
+    return None if amount is None or n <= 0 else amount / n
+
+
+TimeColumn = tuple[str, Callable[[EpisodeRecord], float | None]]
+
+
+def time_columns(records: list[EpisodeRecord]) -> list[TimeColumn]:
+    """The per-episode time columns, each a header and its seconds (None: not applicable): the agent's
+    per step always, a person's per step and the user's per answer where some episode has them."""
+    cols: list[TimeColumn] = [("agent s/step", lambda r: share(r.agent_s, r.agent_steps))]
+    if any(r.human_steps and r.person_s for r in records):
+        cols.append(("person s/step", lambda r: share(r.person_s, r.human_steps)))
+    if any(r.user_turns and r.user_s for r in records):
+        cols.append(("user s/answer", lambda r: share(r.user_s, r.user_turns)))
+    return cols
 
 
 def fmt_metric(m: dict[str, Any], kind: str) -> str:
@@ -256,7 +311,7 @@ def print_report(report: RunReport, console: Any = None) -> None:
     t.add_column("value", justify="right")
     t.add_column("over", justify="right")
     t.add_column("note")
-    for key, label, kind in HEADLINE:
+    for key, label, kind in headline(m):
         v = m[key]
         t.add_row(label, fmt_metric(v, kind), str(v.get("n", "")), v.get("note", ""))
     console.print(t)
@@ -280,9 +335,10 @@ def print_report(report: RunReport, console: Any = None) -> None:
 
     e = Table(title="Episodes")
     one_scenario = len({r.record.scenario for r in report.rows}) <= 1
+    times = time_columns(report.records)
     for col, just in (("task", "left"), ("att", "right"), ("outcome", "left"), ("by", "left"), ("steps", "right"),
-                      ("ms", "right"), ("asks", "right"), ("time", "right"), ("agent $", "right"),
-                      ("judge $", "right")):
+                      ("ms", "right"), ("asks", "right"), ("time", "right"), *((c, "right") for c, _ in times),
+                      ("agent $", "right"), ("judge $", "right")):
         e.add_column(col, justify=just, no_wrap=col != "task", overflow="fold")  # type: ignore[arg-type]
     for row in report.rows:
         r = row.record
@@ -293,6 +349,7 @@ def print_report(report: RunReport, console: Any = None) -> None:
         e.add_row(r.task if one_scenario or not r.scenario else f"{r.scenario}:{r.task}", str(r.attempt), outcome,
                   by, f"{r.steps}" + (f"/{r.golden_steps}" if r.golden_steps else ""), ms,
                   str(r.user_turns), f"{r.duration_s:.0f}s" if r.duration_s is not None else "-",
+                  *(_secs(fn(r)) for _, fn in times),
                   f"{r.agent_cost_usd:.3f}", f"{r.judge_cost_usd:.3f}" if r.judged else "-")
     console.print(e)
     for p in report.problems:

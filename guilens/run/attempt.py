@@ -19,6 +19,11 @@ controls the gate lets their moves through, and when they hand back with the
 run paused the agent waits at the gate again. The attempt runs inside
 `acting_for(label)`, so every request it opens names its device.
 
+Time is booked by who spent it (`StepTimings`): the agent deciding, a person
+choosing (a take-over, or an agent that `is_human`), the user answering, the
+device. The episode's `Timings` add up the same buckets; a step's share is the
+difference of those totals across the step, so nothing is counted twice.
+
 Milestones are recorded on the step whose action reached them. The app state
 the checks read with it is recorded too (`state/NNNN.json`, see
 `guilens.run.statelog`), so the judge's replay reaches milestones where the run did.
@@ -35,7 +40,7 @@ from guilens.actions import Action, ActionError, Answer, AskUser, Finish, parse_
 from guilens.agents.base import AgentContext, AgentStep, StepInput
 from guilens.control import Cancelled, ObserverList, QuestionChannel, RunControl, Withdrawn, acting_for
 from guilens.device.base import DeviceDisconnected, DeviceError, Observation, UnsupportedAction
-from guilens.episode import Ask, Episode, Memory, MilestoneHit, Recorder, Step, Timings, now
+from guilens.episode import Ask, Episode, Memory, MilestoneHit, Recorder, Step, StepTimings, Timings, now
 from guilens.run.closing import close_attempt
 from guilens.run.resolve import resolve_action
 from guilens.run.statelog import StateLog, check_reads
@@ -134,6 +139,11 @@ class AttemptRunner:
             finally:
                 self.episode.timings.device_s += time.perf_counter() - t
 
+    def _spent(self) -> dict[str, float]:
+        """The episode's time so far in each bucket of `StepTimings`."""
+        t = self.episode.timings
+        return {"agent_s": t.agent_s, "person_s": t.person_s, "user_s": t.user_s, "device_s": t.device_s}
+
     def _context(self, obs: Observation) -> CheckContext:
         """What the live checks need, and no more: the app state and the parsed UI tree are
         fetched only while a milestone not yet reached looks at them."""
@@ -188,7 +198,7 @@ class AttemptRunner:
             self.obs.on_state(self.episode, "running")
             return None
         finally:
-            self.episode.timings.user_s += time.perf_counter() - t
+            self.episode.timings.person_s += time.perf_counter() - t
         return AgentStep(action=action, description=to_command(action), memory=self.memory.model_copy(deep=True))
 
     def _gate(self) -> bool:
@@ -273,7 +283,7 @@ class AttemptRunner:
         ep, rec, obs = self.episode, self.recorder, self.current
         assert rec is not None and obs is not None
         t_step = time.perf_counter()
-        outside = ep.timings.device_s + ep.timings.agent_s + ep.timings.user_s
+        spent = self._spent()
         started = now()
         if self._announced != index:
             self._announced = index
@@ -289,7 +299,10 @@ class AttemptRunner:
                             history=fb.history)
             t = time.perf_counter()
             astep = self.agent.step(inp)
-            ep.timings.agent_s += time.perf_counter() - t
+            if getattr(self.agent, "is_human", False):  # `--agent human`: a person decided, not an agent
+                ep.timings.person_s += time.perf_counter() - t
+            else:
+                ep.timings.agent_s += time.perf_counter() - t
             self.memory = astep.memory
         step = Step(
             index=index, started_at=started, ended_at=started, app=obs.app, clock=obs.clock,
@@ -306,6 +319,7 @@ class AttemptRunner:
             step.error = astep.error
         hits = start_hits + [m.id for m in self.tracker.update(self._context(after), index)]
         step.milestones = hits
+        step.timings = StepTimings(**{k: round(v - spent[k], 4) for k, v in self._spent().items()})
         step.ended_at = now()
         with self._lock:
             if index == 0 and self._pending_notes:
@@ -318,8 +332,7 @@ class AttemptRunner:
                 self._mark_if_milestone(note, step)
         for mid in hits:
             ep.milestones.append(MilestoneHit(id=mid, step=index, text=self.tracker.task.milestone(mid).text))
-        self.loop_s += (time.perf_counter() - t_step) - (
-            ep.timings.device_s + ep.timings.agent_s + ep.timings.user_s - outside)
+        self.loop_s += (time.perf_counter() - t_step) - sum(self._spent().values()) + sum(spent.values())
         self.obs.on_step(ep, step)
         for mid in hits:
             self.obs.on_milestone(ep, mid, index)

@@ -61,7 +61,7 @@ def close_attempt(run: AttemptRunner, status: str, error: str | None, obs: Obser
     ep.timings.runner_s = round(run.loop_s, 4)
     ep.timings.record_s = round(run.record_s, 4)
     t_drain = time.perf_counter()
-    for k in ("agent_s", "device_s", "user_s"):
+    for k in ("agent_s", "device_s", "user_s", "person_s"):
         setattr(ep.timings, k, round(getattr(ep.timings, k), 4))
     try:
         rec.finish(

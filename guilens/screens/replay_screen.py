@@ -5,6 +5,13 @@ the step with its action drawn and the screen after; the thought, memory and
 milestones at that step; the judge's verdict with every stage's reason and
 the steps it looked at (those steps are marked ◆ in the list). `j` judges.
 Screens are decoded on a thread, so scrubbing never stalls the keys.
+
+Steps are numbered from 1, as the run screen and the report number them
+(`describe.step_number`): a 17-step episode is "17 steps", its panels read
+"step 1 of 17" to "step 17 of 17", and `g` takes those numbers. The screens
+beside a step are the one it saw ("before · step 3") and the one its action
+left ("after · step 3"). Each step's time is shown by who spent it (the trace's
+step header), and the episode's in the summary.
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
+from guilens.describe import step_number, time_text
 from guilens.episode import EpisodeReader, Step
 from guilens.screens.widgets.memory import MemoryView
 from guilens.screens.widgets.milestones import MilestoneView, rows_from_task
@@ -98,7 +106,7 @@ class ReplayScreen(Screen[None]):
         yield Static(self._summary(), id="summary")
         with Horizontal(id="body"):
             with Vertical(id="steps") as box:
-                box.border_title = f"steps {len(self.steps)}"
+                box.border_title = f"{len(self.steps)} steps"
                 yield OptionList(*self._options(), id="step-list")
             with Horizontal(id="screens"):
                 before = PhoneView(self.renderer, id="before")
@@ -127,6 +135,8 @@ class ReplayScreen(Screen[None]):
         style = STATUS_STYLE.get(ep.status, "$text")
         bits = [ep.level, f"attempt {ep.attempt}/{ep.attempts}", ep.agent or "agent", ep.device or "",
                 f"{len(self.steps)} steps"]
+        if ep.timings.duration_s is not None:
+            bits.append(time_text(ep.timings))
         if ep.cost_usd:
             bits.append(f"${ep.cost_usd:.4f}")
         if self.reader.interrupted:
@@ -148,7 +158,8 @@ class ReplayScreen(Screen[None]):
                 flags += " ◆"
             who = "[$warning]H[/] " if s.by == "human" else ""
             opts.append(Option(Content.from_markup(f"[$text-muted]$n[/] {who}$a[$accent]$f[/]",
-                                                   n=f"{s.index:>3}", a=short(action_text(s.action), 24), f=flags),
+                                                   n=f"{step_number(s.index):>3}", a=short(action_text(s.action), 24),
+                                                   f=flags),
                                id=str(s.index)))
         return opts
 
@@ -212,10 +223,11 @@ class ReplayScreen(Screen[None]):
             detail = detail + Content.from_markup("\n[$accent]◆ the judge looked at this step: $s[/]",
                                                   s=", ".join(judged))
         self.query_one("#step-detail", Static).update(detail)
-        self.query_one("#detail-box").border_title = f"step {index} of {len(self.steps) - 1}"
+        n = step_number(index)
+        self.query_one("#detail-box").border_title = f"step {n} of {len(self.steps)}"
         last = index + 1 >= len(self.steps)
-        self.query_one("#before", PhoneView).border_title = f"before · step {index}"
-        self.query_one("#after", PhoneView).border_title = "after · final screen" if last else f"after · step {index + 1}"
+        self.query_one("#before", PhoneView).border_title = f"before · step {n}"
+        self.query_one("#after", PhoneView).border_title = f"after · step {n}" + (" · final screen" if last else "")
         self._load(index)
 
     @work(thread=True, exclusive=True, group="replay-load")
@@ -252,16 +264,18 @@ class ReplayScreen(Screen[None]):
 
         n = len(self.steps)
 
+        first, last = step_number(0), step_number(n - 1)
+
         def check(text: str) -> str | None:
-            if not text.isdigit() or not 0 <= int(text) < n:
-                return f"a step number from 0 to {n - 1}"
+            if not text.isdigit() or not first <= int(text) <= last:
+                return f"a step number from {first} to {last}"
             return None
 
         def go(text: str | None) -> None:
             if text is not None:
-                self.index = int(text)
+                self.index = int(text) - first
 
-        self.app.push_screen(PromptScreen("Go to step", placeholder=f"0-{n - 1}", validate=check), go)
+        self.app.push_screen(PromptScreen("Go to step", placeholder=f"{first}-{last}", validate=check), go)
 
     def action_zoom(self) -> None:
         self.zoomed = not self.zoomed

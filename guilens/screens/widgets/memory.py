@@ -86,10 +86,10 @@ def render_memory(cur: Memory, prev: Memory | None = None, *, width: int = 200) 
         tag = f"[{e.app}]"
         if mark == "appended":
             lines.append(Content.from_markup("  [b $success]+ $tag[/] $c [$text-muted]appended @$s[/]",
-                                             tag=tag, c=short(e.content, n), s=str(e.step)))
+                                             tag=tag, c=short(e.content, n), s=str(e.step + 1)))
         elif mark == "replaced":
             lines.append(Content.from_markup("  [b $warning]↻ $tag[/] $c [$text-muted]replaced @$s[/]",
-                                             tag=tag, c=short(e.content, n), s=str(e.step)))
+                                             tag=tag, c=short(e.content, n), s=str(e.step + 1)))
             lines.append(Content.from_markup("    [$text-muted strike]$o[/]", o=short(replaced, n)))
         else:
             lines.append(Content.from_markup("  [$accent]$tag[/] $c", tag=tag, c=short(e.content, n)))

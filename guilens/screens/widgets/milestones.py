@@ -72,7 +72,7 @@ def render_milestones(rows: list[MilestoneRow], *, width: int = 60) -> Content:
             prev_group = r.group
         bar = "  │ " if r.group is not None else " "
         flex = " ~" if r.kind == "flexible" else ""
-        values = {"num": str(i + 1), "flex": flex, "id": r.id, "step": str(r.step),
+        values = {"num": str(i + 1), "flex": flex, "id": r.id, "step": str(r.step + 1) if r.step is not None else "",
                   "text": short(r.text, text_w - len(bar))}
         if r.step is not None:
             head = f"{bar}[b $success]✓[/] $num [b]$id[/]$flex [$success]@$step[/]"

@@ -1,9 +1,16 @@
 """The status line: where the run is and what it is doing, in one row.
 
-Scenario, task, level, attempt i/k, step n/budget, elapsed time, tokens,
-dollars, the device clock, and the state (running, paused, waiting for an
-answer, human at the controls, finished with its outcome). The run screen owns
-these values as reactives and binds them here (`data_bind`).
+Scenario, task, level, attempt i/k, steps done n/budget, elapsed time,
+tokens, dollars, the device clock, and the state (running, paused, waiting for
+an answer, human at the controls, finished with its outcome). The run screen
+owns these values as reactives and binds them here (`data_bind`).
+
+The step count is the steps *completed*, labelled so ("9/23 steps done"). Steps
+are numbered from 1 everywhere a person reads them, so that count is also the
+number of the trace's last step at every moment; the step in progress shows
+only as the state ("running", "waiting for an answer"). Counting the step in
+progress instead would put the status one ahead of the trace for the whole
+time a step runs, which is most of the time.
 """
 
 from __future__ import annotations
@@ -57,6 +64,7 @@ class StatusLine(Widget):
     attempt: reactive[int] = reactive(0)
     attempts: reactive[int] = reactive(0)
     step: reactive[int] = reactive(0)
+    """Steps completed: the number of the last step recorded (steps count from 1), 0 before the first."""
     budget: reactive[int] = reactive(0)
     started: reactive[float] = reactive(0.0)
     """`time.monotonic()` when the attempt started; 0 before."""
@@ -85,7 +93,8 @@ class StatusLine(Widget):
         if self.attempts:
             parts.append((6, Content(f"attempt {self.attempt}/{self.attempts}")))
         if self.budget or self.step:
-            parts.append((8, Content(f"step {self.step}/{self.budget}" if self.budget else f"step {self.step}")))
+            done = f"{self.step}/{self.budget}" if self.budget else str(self.step)
+            parts.append((8, Content(f"{done} steps done")))
         if self.started:
             end = self.ended or time.monotonic()
             parts.append((7, Content(elapsed_text(end - self.started))))

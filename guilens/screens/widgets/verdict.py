@@ -29,10 +29,10 @@ def _get(obj: Any, name: str, default: Any = None) -> Any:
 
 
 def steps_text(steps: list[int]) -> str:
-    """`0-3, 7, 9` from `[0, 1, 2, 3, 7, 9]`."""
+    """`1-4, 8, 10` from the 0-based `[0, 1, 2, 3, 7, 9]`: steps as people count them."""
     if not steps:
         return ""
-    s = sorted(set(steps))
+    s = sorted({n + 1 for n in steps})
     out, start, prev = [], s[0], s[0]
     for n in s[1:] + [None]:  # type: ignore[list-item]
         if n is not None and n == prev + 1:
