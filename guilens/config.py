@@ -45,6 +45,9 @@ class Settings(BaseModel):
     """Anthropic API base URL override (tests point it at a loopback server)."""
     request_timeout_s: float = Field(default=120.0, gt=0)
     max_retries: int = Field(default=4, ge=0, le=20)
+    screenshot_dir: Path | None = None
+    """Where the TUI's screenshots (palette: Screenshot) go. Unset: beside the run in view
+    (`<run>/screenshots/`), else `<run_dir>/screenshots/`; the folder is made when needed."""
     renderer: Literal["auto", "halfcell", "sixel", "tgp", "iterm", "text"] = "auto"
     """How the TUI draws the phone: `auto` picks Kitty graphics, Sixel or iTerm2 images where the
     terminal draws them, else half cells with the text of the UI tree beside them (`--renderer`

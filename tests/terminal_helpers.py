@@ -77,7 +77,8 @@ class Terminal:
                  env: dict[str, str] | None = None) -> None:
         self.display = display
         self.env = {**os.environ, **(env or {}), "DISPLAY": display}
-        self.env.pop("TMUX", None)
+        for name in ("TMUX", "COLUMNS", "LINES"):  # the terminal's own size and kind, not the caller's
+            self.env.pop(name, None)
         self.log = tempfile.NamedTemporaryFile(prefix=f"{terminal}-", suffix=".log", delete=False)  # noqa: SIM115
         self.proc = subprocess.Popen(terminal_command(terminal, command, cols, rows), env=self.env,
                                      stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)

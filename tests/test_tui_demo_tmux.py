@@ -47,12 +47,13 @@ class Pane:
 
 
 def status_line(text: str) -> str:
-    lines = [ln for ln in text.splitlines() if re.search(r"step \d+/\d+", ln)]
+    lines = [ln for ln in text.splitlines() if re.search(r"\d+/\d+ steps done", ln)]
     return lines[-1] if lines else ""
 
 
 def step_of(text: str) -> int:
-    m = re.search(r"step (\d+)/\d+", status_line(text))
+    """The status line's count of steps done."""
+    m = re.search(r"(\d+)/\d+ steps done", status_line(text))
     return int(m.group(1)) if m else -1
 
 
@@ -62,7 +63,9 @@ def pane(tmp_path: Path):  # type: ignore[no-untyped-def]
     out = tmp_path / "runs"
     env = {"COLORTERM": "truecolor", "GUILENS_CONFIG_FILE": str(tmp_path / "none.toml"),
            "GUILENS_CACHE_DIR": str(tmp_path / "cache"), "TERM": "xterm-256color"}
-    command = f"{guilens_binary()} demo --out {out}; echo EXITED $?; sleep 60"
+    # The size from the terminal, not from COLUMNS/LINES, which a tmux server started without a terminal
+    # carries in its environment (the app would run at 80x24 in the 200x60 pane).
+    command = f"env -u COLUMNS -u LINES {guilens_binary()} demo --out {out}; echo EXITED $?; sleep 60"
     args = [TMUX, "new-session", "-d", "-s", name, "-x", "200", "-y", "60", "-c", str(tmp_path)]
     for k, v in env.items():
         args += ["-e", f"{k}={v}"]
@@ -76,7 +79,7 @@ def pane(tmp_path: Path):  # type: ignore[no-untyped-def]
 def test_the_demo_runs_to_success_under_a_persons_keys(pane) -> None:  # type: ignore[no-untyped-def]
     p, out = pane
     # every panel drawn (the first frames may be partial)
-    p.wait(r"(?s)(?=.*─ phone · sim)(?=.*─ trace)(?=.*─ milestones)(?=.*─ memory)(?=.*step \d+/\d+)", timeout=60)
+    p.wait(r"(?s)(?=.*─ phone · sim)(?=.*─ trace)(?=.*─ milestones)(?=.*─ memory)(?=.*\d+/\d+ steps done)", timeout=60)
 
     # The first question: put it off (Esc), pause (space), reopen it (a) and accept it (Enter):
     # the answered step ends and the run holds, showing paused, until space again.

@@ -9,7 +9,7 @@ import tui_helpers
 from textual.app import App, ComposeResult
 from textual.widget import Widget
 
-from guilens.episode import Ask, LTMEntry, Memory, Step
+from guilens.episode import Ask, LTMEntry, Memory, Step, StepTimings
 from guilens.screens.widgets.human import CommandLine, CommandMessage, HumanPanel, elements_of
 from guilens.screens.widgets.memory import MemoryView, diff_memory, render_memory
 from guilens.screens.widgets.milestones import MilestoneView, mark_reached, render_milestones, rows_from_task
@@ -47,10 +47,11 @@ class Host(App[None]):
 def test_step_text_has_thought_action_result_user_turn_error_and_milestones() -> None:
     s = step(3, thought="Open the [cart]", action_description="Tap the cart", action_result="the list opened",
              ask=Ask(question="Which size?", answer="M", answered_by="human", suggested="L"),
-             error="element 9 does not exist", milestones=["cart"], by="human", annotations=["cart open"])
+             error="element 9 does not exist", milestones=["cart"], by="human", annotations=["cart open"],
+             timings=StepTimings(person_s=3.4, user_s=5.0))
     text = render_step(s, {"cart": "The cart is open"}).plain
-    for part in ("step 3", "human", "Open the [cart]", "tap 5 6", "Tap the cart", "last action: the list opened",
-                 "? Which size?", "← M", "suggested: L", "✗ element 9 does not exist", "★ cart",
+    for part in ("step 4 human · person 3.4s", "Open the [cart]", "tap 5 6", "Tap the cart",
+                 "last action: the list opened", "? Which size?", "← M human answered in 5.0s", "suggested: L", "✗ element 9 does not exist", "★ cart",
                  "The cart is open", "✎ cart open"):
         assert part in text, part
 
@@ -104,7 +105,7 @@ def test_milestone_rows_keep_groups_kinds_and_steps() -> None:
     assert [(r.id, r.step) for r in marked] == [
         ("open_notes", 0), ("write_note", 3), ("save", None), ("extra-mark", 4)]
     text = render_milestones(marked).plain
-    assert "3/4 reached" in text and "┌ any order" in text and "write_note ~ @3" in text and "○ 3 save" in text
+    assert "3/4 reached" in text and "┌ any order" in text and "write_note ~ @4" in text and "○ 3 save" in text  # @ the step as counted from 1
 
 
 async def test_milestone_view_reaches_milestones() -> None:
@@ -113,7 +114,7 @@ async def test_milestone_view_reaches_milestones() -> None:
         view.set_rows(rows_from_task(tui_helpers.FakeTask()))
         view.reach("open_notes", 2)
         await pilot.pause()
-        assert view.done == 1 and "open_notes @2" in view.render().plain  # type: ignore[union-attr]
+        assert view.done == 1 and "open_notes @3" in view.render().plain  # type: ignore[union-attr]
 
 
 async def test_status_line_shows_the_state_and_drops_detail_when_narrow() -> None:
@@ -125,7 +126,7 @@ async def test_status_line_shows_the_state_and_drops_detail_when_narrow() -> Non
         status.state = "paused"
         await pilot.pause()
         text = status.render().plain
-        for part in ("demo:note", "L1", "attempt 1/2", "step 3/10", "12.3k tok", "$0.0123", "device Mon 09:41", "paused"):
+        for part in ("demo:note", "L1", "attempt 1/2", "3/10 steps done", "12.3k tok", "$0.0123", "device Mon 09:41", "paused"):
             assert part in text, part
         assert status.has_class("-paused")
         status.state, status.outcome = "finished", "success"
@@ -145,9 +146,9 @@ def test_verdict_text_has_the_decision_stages_reasons_and_steps() -> None:
                            "usage": {"cost_usd": 0.0123}}]}
     text = render_verdict(verdict, pending=["irr"]).plain
     for part in ("FAILURE", "decided by semantic", "the note is missing", "progress 50%", "rules", "a real device",
-                 "decided: failure", "no note saved", "looked at steps 0-3, 7, 9", "$0.0123", "irr", "pending"):
+                 "decided: failure", "no note saved", "looked at steps 1-4, 8, 10", "$0.0123", "irr", "pending"):
         assert part in text, part
-    assert steps_text([5, 1, 2, 3]) == "1-3, 5"
+    assert steps_text([5, 1, 2, 3]) == "2-4, 6"  # 0-based in, counted from 1 out
 
 
 def _sim_xml() -> str:

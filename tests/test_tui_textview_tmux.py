@@ -23,6 +23,7 @@ from guilens.screens.widgets.textlabels import count_shown, visible_labels
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(TMUX is None, reason="needs tmux")]
 
 ASK_STEP = 6
+"""The 0-based index of the step asking the second question (its files are `ui/0006.xml`; people read "step 7")."""
 
 
 def phone_pane(text: str) -> str:
@@ -61,17 +62,20 @@ def test_the_phones_text_is_in_the_tmux_capture(tmp_path: Path) -> None:
     args = [TMUX, "new-session", "-d", "-s", name, "-x", "200", "-y", "60", "-c", str(tmp_path)]
     for k, v in env.items():
         args += ["-e", f"{k}={v}"]
-    subprocess.run([*args, f"{guilens_binary()} demo --out {out}; sleep 60"], check=True)  # type: ignore[list-item]
+    # The size from the terminal, not from COLUMNS/LINES: a tmux server started without a terminal carries
+    # COLUMNS=80 LINES=24 in its global environment, and the app would run at 80x24 in a 200x60 pane.
+    command = f"env -u COLUMNS -u LINES {guilens_binary()} demo --out {out}; sleep 60"
+    subprocess.run([*args, command], check=True)  # type: ignore[list-item]
     p = Pane(name)
     try:
-        p.wait(r"The agent asks · step 0", timeout=60)
+        p.wait(r"The agent asks · step 1\b", timeout=60)  # steps are numbered from 1 where people read them
         p.keys("Enter")
-        p.wait(rf"The agent asks · step {ASK_STEP}", timeout=60)
+        p.wait(rf"The agent asks · step {ASK_STEP + 1}\b", timeout=60)
         p.keys("Escape")  # answer later: the modal goes, the question stays
         time.sleep(1.5)
         capture = p.text()
         p.keys("a")
-        p.wait(rf"The agent asks · step {ASK_STEP}", timeout=30)
+        p.wait(rf"The agent asks · step {ASK_STEP + 1}\b", timeout=30)
         p.keys("Enter")
         p.wait(r"finished: success", timeout=60)
         p.keys("q")

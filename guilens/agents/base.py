@@ -5,12 +5,24 @@ the optional `lessons` reflects on a finished attempt so the next one (pass@k)
 can do better. An agent never touches the device or the user directly: it
 emits an action, and the runner performs it, asks the user, and tells the
 agent what came of it in the next `StepInput`.
+
+What `step` returns: an `AgentStep`. A plug-in may also return a plain dict,
+which is what a quick agent written against JSON-speaking models tends to
+have at hand: either `AgentStep`'s fields (`{"action": ..., "thought": ...,
+"memory": {"stm": [...]}}`, `action` required, `memory` and `usage` as dicts
+or models) or the bare action (`{"type": "tap", "x": 540, "y": 1200}`).
+`guilens.agents.registry` reads a plug-in's return through `as_agent_step`, so
+anything else, or a dict with a key `AgentStep` does not have, ends the
+attempt with one line naming the agent and what it should return, not an
+`AttributeError` from deep in the runner.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from pydantic import ValidationError
 
 from guilens.episode import LTMEntry, Memory, Usage
 
@@ -73,6 +85,53 @@ class AgentStep:
     usage: Usage = field(default_factory=Usage)
     error: str | None = None
     """Set when the agent could not produce an action (malformed model output after retries)."""
+
+
+class AgentProtocolError(TypeError):
+    """An agent's `step` returned something that is not an `AgentStep` (nor a dict `as_agent_step` reads)."""
+
+
+STEP_FIELDS = tuple(f.name for f in fields(AgentStep))
+
+
+def as_agent_step(result: Any, who: str) -> AgentStep:
+    """`result` of `who`'s `step` as an `AgentStep` (see the module docstring for the dicts accepted);
+    `AgentProtocolError` with one line naming `who` and what is expected, for anything else."""
+    if isinstance(result, AgentStep):
+        return result
+
+    def wrong(what: str) -> AgentProtocolError:
+        # What is expected first: a line cut short (the headless summary) still says it.
+        return AgentProtocolError(f"{who}.step must return guilens.agents.base.AgentStep or a dict of its "
+                                  f"fields; it returned {what}")
+
+    if not isinstance(result, dict):
+        return_type = "None" if result is None else type(result).__name__
+        raise wrong(return_type)
+    if "action" not in result:
+        if "type" in result:
+            return AgentStep(action=result)  # the bare action
+        raise wrong(f"a dict without 'action' or 'type' (keys: {', '.join(map(str, result)) or 'none'})")
+    unknown = [str(k) for k in result if k not in STEP_FIELDS]
+    if unknown:
+        raise wrong(f"a dict with {', '.join(map(repr, unknown))} (AgentStep's fields: {', '.join(STEP_FIELDS)})")
+    values = dict(result)
+    for name, model in (("memory", Memory), ("usage", Usage)):
+        if values.get(name) is None:
+            values.pop(name, None)
+        elif not isinstance(values[name], model):
+            try:
+                values[name] = model.model_validate(values[name])
+            except ValidationError as err:
+                first = err.errors()[0]
+                where = ".".join(str(p) for p in (name, *first["loc"]))
+                raise wrong(f"{where}: {first['msg']}") from None
+    for name in ("thought", "description", "action_result"):
+        if values.get(name) is None:
+            values.pop(name, None)
+        elif not isinstance(values[name], str):
+            raise wrong(f"{name} as {type(values[name]).__name__}, not text")
+    return AgentStep(**values)
 
 
 @runtime_checkable

@@ -5,11 +5,16 @@ Constructors get the settings and whichever of the run's keywords (`model`,
 `seed`, `channel`, `control`, ...) they declare, so a plug-in agent takes only
 what it needs. Every way a spec can be wrong is a `AgentSpecError` that names
 the spec and says what to do; a missing API key surfaces here, before the run.
+
+A plug-in's `step` is read through `agents.base.as_agent_step`: it may return
+a dict of `AgentStep`'s fields or a bare action dict, and anything else stops
+its attempt with one line naming the class and what `step` should return.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
 import inspect
 from typing import Any
@@ -109,4 +114,40 @@ def load_agent(spec: str, settings: Settings, **kw: Any) -> Any:
     if not hasattr(agent, "model"):
         with contextlib.suppress(AttributeError):
             agent.model = kw.get("model")
+    if spec.strip() not in BUILTIN_AGENTS:
+        agent = _checked(agent, spec.strip())
+    return agent
+
+
+class _CheckedAgent:
+    """A plug-in whose instances cannot take a wrapped `step` (`__slots__`): the check goes around it."""
+
+    def __init__(self, agent: Any, who: str) -> None:
+        self._agent = agent
+        self._who = who
+
+    def step(self, inp: Any) -> Any:
+        from guilens.agents.base import as_agent_step
+
+        return as_agent_step(self._agent.step(inp), self._who)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._agent, name)
+
+
+def _checked(agent: Any, spec: str) -> Any:
+    """`agent` with its `step`'s return read by `as_agent_step` (the plug-in's class stays its own)."""
+    from guilens.agents.base import as_agent_step
+
+    step = agent.step
+    who = spec if ":" in spec else type(agent).__qualname__
+
+    @functools.wraps(step)
+    def checked(inp: Any) -> Any:
+        return as_agent_step(step(inp), who)
+
+    try:
+        agent.step = checked
+    except (AttributeError, TypeError):
+        return _CheckedAgent(agent, who)
     return agent

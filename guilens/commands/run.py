@@ -17,6 +17,7 @@ import typer
 from guilens.commands.tui import RENDERER_HELP, check_renderer_option
 
 if TYPE_CHECKING:
+    from guilens.run.engine import RunResult
     from guilens.run.plan import RunPlan
 
 
@@ -63,6 +64,13 @@ def _tui() -> Any:
 
 def execute(plan: RunPlan, *, headless: bool, thoughts: bool = False, renderer: str | None = None) -> int:
     """Run a plan to the end; return the exit status."""
+    return run_plan(plan, headless=headless, thoughts=thoughts, renderer=renderer)[0]
+
+
+def run_plan(plan: RunPlan, *, headless: bool, thoughts: bool = False,
+             renderer: str | None = None) -> tuple[int, RunResult | None]:
+    """Run a plan to the end, in the TUI when there is a screen, else with the headless printer;
+    return the exit status and the runner's result (None if the run never finished)."""
     from guilens.screens.graphics.probe import under_web_driver
 
     # The TUI needs a screen: a terminal on both ends, or textual-serve's web driver (guilens web).
@@ -70,8 +78,8 @@ def execute(plan: RunPlan, *, headless: bool, thoughts: bool = False, renderer: 
     if not headless and ((sys.stdin.isatty() and sys.stdout.isatty()) or under_web_driver()):
         run_tui = _tui()
         if run_tui is not None:
-            code = run_tui(plan, renderer=renderer)
-            return code if isinstance(code, int) else 0
+            got = run_tui(plan, renderer=renderer)
+            return (130 if getattr(got, "interrupted", False) else 0), got
     from guilens.control import QuestionChannel, RunControl
     from guilens.device.base import DeviceError
     from guilens.headless import ConsoleResponder, HeadlessObserver
@@ -87,9 +95,9 @@ def execute(plan: RunPlan, *, headless: bool, thoughts: bool = False, renderer: 
         _fail(str(err))
     except KeyboardInterrupt:
         typer.secho("interrupted", err=True, fg="yellow")
-        return 130
+        return 130, None
     typer.echo(f"episodes in {result.run_dir}")
-    return 130 if result.interrupted else 0
+    return (130 if result.interrupted else 0), result
 
 
 def register(app: typer.Typer) -> None:

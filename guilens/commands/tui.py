@@ -1,5 +1,5 @@
-"""`guilens` (no arguments: the home screen), `guilens replay EPISODE`, `guilens runs [DIR]`,
-and `guilens scenarios from-episode EPISODE --out FILE` (a human baseline as a task).
+"""`guilens` (no arguments: the home screen), `guilens replay EPISODE` and `guilens runs [DIR]`
+(`guilens scenarios from-episode` lives in `guilens.commands.baseline`).
 
 Textual is imported inside the commands only: `guilens --help` stays fast.
 """
@@ -25,27 +25,6 @@ def check_renderer_option(renderer: str | None) -> None:
 
     if renderer is not None and renderer.strip().lower() not in RENDERERS:
         _fail(f"--renderer {renderer!r}: choose {', '.join(RENDERERS)}")
-
-
-def from_episode(
-    episode: Path = typer.Argument(..., help="An attempt directory recorded with --agent human (or a take-over)."),
-    out: Path = typer.Option(..., "--out", "-o", help="The scenario file to write (YAML)."),
-    task_id: str = typer.Option(None, "--id", help="Id of the new task (default: the episode's task id + -human)."),
-) -> None:
-    """Write a task whose reference, golden steps and milestones come from what a person did and marked."""
-    from guilens.baseline import BaselineError, write_baseline
-    from guilens.episode import EpisodeError
-
-    try:
-        b = write_baseline(episode, out, task_id=task_id)
-    except (BaselineError, EpisodeError) as err:
-        _fail(str(err))
-        return
-    task = b.scenario["tasks"][0]
-    typer.echo(f"wrote {out}: task {task['id']!r}, {task['golden_steps']} golden steps, "
-               f"{len(task.get('milestones', []))} milestones")
-    for problem in b.skipped:
-        typer.secho(f"warning: left out of the reference: {problem}", err=True, fg="yellow")
 
 
 def register(app: typer.Typer) -> None:
@@ -106,10 +85,3 @@ def register(app: typer.Typer) -> None:
         if not where.is_dir():
             _fail(f"{where}: no such directory (runs are written to {settings.run_dir}; see guilens locate)")
         runs_tui(where, renderer=renderer, settings=settings)
-
-    try:
-        from guilens.commands.scenarios import scenarios_app
-    except ImportError:  # the scenarios commands are not installed: offer it at the top level instead
-        app.command("from-episode")(from_episode)
-    else:
-        scenarios_app.command("from-episode")(from_episode)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from guilens.control import ObserverList, QuestionChannel, RunControl
+from guilens.control import Cancelled, ObserverList, QuestionChannel, RunControl
 from guilens.device.base import DeviceError
 from guilens.episode import Episode, Recorder, Timings, now
 from guilens.run.attempt import AttemptRunner
@@ -130,10 +130,11 @@ class Runner:
             if plan.sequence:
                 self._run_sequence(self._workers[0], user)
             elif len(self._workers) == 1:
-                for task in plan.tasks:
+                for n, task in enumerate(plan.tasks, 1):
                     if self.control.cancelled:
                         break
-                    self._run_task(self._workers[0], user, task)
+                    if self._ready(task, n, len(plan.tasks)):
+                        self._run_task(self._workers[0], user, task)
             else:
                 self._run_batch(user)
             if self.control.cancelled:
@@ -151,6 +152,32 @@ class Runner:
             self.observers.on_run_finished([ep for r in self._results.values() for ep in r.attempts])
         return RunResult(self.run_dir, dict(self._results), cancelled=self.control.cancelled,
                          interrupted=self._interrupted)
+
+    def _ready(self, task: Task, n: int, total: int, values: dict[str, str] | None = None) -> bool:
+        """A baseline session's pause between tasks (`plan.intermission`): the person reads the next
+        task and starts it, skips it, or ends the session, through a `start` request on the channel
+        (a modal in the TUI, a prompt headless). True to run the task."""
+        if not self.plan.intermission:
+            return True
+        plan = self.plan
+        instruction = instruction_for(task, plan.level, values or {})
+        text = (f"Next: task {n} of {total}, {task.id} ({plan.level}): {instruction}\n"
+                "Enter starts it (your time starts then) · skip · stop ends the session")
+        try:
+            word = self.channel.ask("start", text, control=self.control, context={
+                "task": task.id, "index": n, "total": total, "level": plan.level, "instruction": instruction,
+            }).strip().lower()
+        except Cancelled:  # the run was cancelled (q, Ctrl-C) while the person read the task
+            return False
+        if word in ("stop", "q", "quit", "end"):
+            self.control.cancel()
+            return False
+        if word in ("skip", "s"):
+            assert self.record is not None
+            self.record.warn(f"{task.id}: skipped by the person")
+            self.observers.on_task_finished(task.id, "skipped")
+            return False
+        return True
 
     def _run_batch(self, user: SimUser) -> None:
         todo: queue.Queue[Task] = queue.Queue()
@@ -316,6 +343,10 @@ class Runner:
                 self._record_blocked(task, failed, outcomes, values, index0 + i)
                 # A task that did not run hands on what it would have when done right, as a failed one
                 # does, so later instructions are still filled (their own prerequisites decide if they run).
+                values.update({name: src.expected for name, src in task.outputs.items()})
+                continue
+            if not self._ready(task, i + 1, len(plan.tasks), values):
+                outcomes[task.id] = "skipped"  # its dependents are blocked, as after a failure
                 values.update({name: src.expected for name, src in task.outputs.items()})
                 continue
             when = scenario.when(task)

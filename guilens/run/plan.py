@@ -63,6 +63,9 @@ class RunPlan:
     settings: Settings = field(default_factory=Settings)
     command: str = ""
     run_id: str = ""
+    intermission: bool = False
+    """A baseline session: before each task the person reads it and starts it (or skips it, or ends
+    the session), so their time on a task starts when they do."""
 
     # -- what the runner asks of a plan -------------------------------------------------------
     def budget(self, task: Task) -> int:

@@ -117,16 +117,30 @@ class DevicePane(TabPane):
     def on_resize(self) -> None:
         self.size_phone()
 
+    NARROW = 120
+    """Below this many columns the phone's share shrinks, and the side panels give way to the controls
+    while a person has them (`app.tcss`: `RunScreen.-narrow`)."""
+
+    def phone_share(self) -> int:
+        """The most of the pane's width the phone may take, in percent. Wide: what its view needs, up
+        to 45% (pixels) or 60% (text). Narrow: less, so the trace keeps a readable width, except at the
+        controls, where the side panels are hidden and the phone and the element list share the width."""
+        pixels = self.phone.view == "pixels"
+        if self.size.width >= self.NARROW:
+            return 45 if pixels else 60
+        if self.has_class("-human"):
+            return 50
+        return 40 if pixels else 45
+
     def size_phone(self) -> None:
         """Give the phone the width its view needs at this height (the pixels at the screen's aspect,
-        the text view more); the rest goes to the panels."""
+        the text view more), within its share; the rest goes to the panels."""
         phone = self.phone
         if self.zoomed:
             phone.styles.width = "1fr"
             return
         rows = max(4, self.size.height - 3)  # the status line, the phone's border
-        share = 45 if phone.view == "pixels" else 60
-        phone.styles.width = min(phone.wanted_width(rows) + 2, max(20, self.size.width * share // 100))
+        phone.styles.width = min(phone.wanted_width(rows) + 2, max(20, self.size.width * self.phone_share() // 100))
 
     def tab_title(self) -> Content:
         """The tab's label: the device, its state, and the task it runs."""
@@ -137,9 +151,13 @@ class DevicePane(TabPane):
     def set_state(self, state: str) -> None:
         self.state = state
         self.status.state = state
-        self.set_class(state == "human", "-human")
-        if state == "human":
+        human = state == "human"
+        changed = human != self.has_class("-human")
+        self.set_class(human, "-human")
+        if human:
             self.human.set_ui(self.ui_xml)
+        if changed:
+            self.size_phone()  # a narrow terminal gives the phone more while the side panels are hidden
 
     # -- what the runner reports about this device ------------------------------------------
     def attempt_started(self, msg: m.AttemptStarted) -> None:
@@ -173,7 +191,7 @@ class DevicePane(TabPane):
             return None
 
     def step_started(self, msg: m.StepStarted) -> None:
-        self.status.step = msg.index + 1
+        self.status.step = msg.index  # steps done: the one starting shows as the state, not in the count
 
     def screen_captured(self, msg: m.ScreenCaptured) -> None:
         self.phone.show(msg.image, msg.action, msg.frame, ui_xml=msg.ui_xml)  # the UI tree feeds the text view

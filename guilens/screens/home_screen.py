@@ -1,7 +1,12 @@
 """The home screen (`guilens` with no arguments): pick a scenario, task, level, agent, user and
 device, and start. The run is planned with the same `plan_run` the CLI uses, so a bad choice
 (a level the task lacks, the claude agent without an API key) is the same one-line error,
-shown here before anything runs."""
+shown here before anything runs.
+
+The Start button has the focus when the screen opens, so Enter starts what is
+shown at once (the first scenario, all its tasks); Tab and shift+Tab reach the
+choices. The run and the runs browser open on top of home, and `q`/Esc there
+come back to it."""
 
 from __future__ import annotations
 
@@ -29,7 +34,7 @@ ALL_TASKS = "__all__"
 class HomeScreen(Screen[None]):
     HELP_TITLE = "home"
     KEY_HELP = [
-        ("Home", [("tab / shift+tab", "move between the choices"), ("Enter, s", "start the run"),
+        ("Home", [("tab / shift+tab", "move between the choices"), ("Enter, s", "start the run (Start has the focus)"),
                   ("r", "browse recorded runs"), ("q", "quit")]),
         ("Everywhere", [("?", "this help"), ("ctrl+p", "command palette")]),
     ]
@@ -64,7 +69,9 @@ class HomeScreen(Screen[None]):
                                  value=first if first else Select.BLANK, allow_blank=not first,
                                  id="scenario")
                     yield Label("Task", classes="field-label")
-                    yield Select([], id="task", prompt="all tasks")
+                    options = self._task_options(self.scenarios.get(first) if first else None)
+                    yield Select(options, id="task", allow_blank=not options,
+                                 value=options[0][1] if options else Select.BLANK, prompt="no tasks")
                     yield Label("Level: L0 precise · L1 a detail left out · L2 indirect", classes="field-label")
                     yield Select([("L0", "L0"), ("L1", "L1"), ("L2", "L2")], value="L0", allow_blank=False,
                                  id="level")
@@ -85,7 +92,8 @@ class HomeScreen(Screen[None]):
     def on_mount(self) -> None:
         if self.load_error:
             self._error(f"could not load the built-in scenarios: {self.load_error}")
-        self._fill_tasks()
+        self._describe()
+        self.query_one("#start", Button).focus()
 
     def _chosen_scenario(self) -> Any:
         value = self.query_one("#scenario", Select).value
@@ -98,18 +106,24 @@ class HomeScreen(Screen[None]):
             return None
         return next((t for t in scenario.tasks if t.id == value), None)
 
-    def _fill_tasks(self) -> None:
-        scenario = self._chosen_scenario()
-        task_select = self.query_one("#task", Select)
-        if scenario is None:
-            task_select.set_options([])
-            return
+    @staticmethod
+    def _task_options(scenario: Any) -> list[tuple[str, str]]:
+        """The task choices of a scenario: each task, after one "all N tasks" entry when there are
+        several (or they are one persistent day). The list has no blank entry: "all" is a choice."""
+        if scenario is None or not scenario.tasks:
+            return []
         opts = [(f"{t.id}: {short(t.title or instruction_for(t, 'L0'), 50)}", t.id) for t in scenario.tasks]
         if scenario.kind == "sequence" or len(opts) > 1:
             opts.insert(0, (f"all {len(scenario.tasks)} tasks" + (" (one persistent day)"
                             if scenario.kind == "sequence" else ""), ALL_TASKS))
-        task_select.set_options(opts)
-        task_select.value = opts[0][1]
+        return opts
+
+    def _fill_tasks(self) -> None:
+        opts = self._task_options(self._chosen_scenario())
+        if opts:  # every scenario has a task (the loader sees to it); none chosen keeps the old list
+            task_select = self.query_one("#task", Select)
+            task_select.set_options(opts)
+            task_select.value = opts[0][1]
         self._describe()
 
     @on(Select.Changed, "#scenario")
@@ -186,5 +200,5 @@ class HomeScreen(Screen[None]):
 
         self.app.push_screen(RunsScreen(self.settings.run_dir, renderer=self.renderer, settings=self.settings))
 
-    def action_quit(self) -> None:
-        self.app.exit()
+    async def action_quit(self) -> None:
+        await self.app.action_quit()

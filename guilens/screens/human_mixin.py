@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from textual.screen import Screen
 
+from guilens.describe import step_number
 from guilens.screens.modals import AskUserScreen
 from guilens.screens.widgets.human import CommandLine, CommandMessage, HumanPanel
 from guilens.screens.widgets.phone import PhoneView
@@ -70,7 +71,7 @@ class HumanControls(Screen[None]):
         if several and pane is not self.pane and self.pane.state != "human":
             self.show_pane(pane)  # the question's context: that device's phone and trace
         self._asking = req.id
-        step = pane.steps[-1].index + 1 if pane.steps else 0
+        step = step_number(pane.steps[-1].index + 1 if pane.steps else 0)  # the step asking, as people count
 
         def answered(text: str | None) -> None:
             self._asking = None
@@ -97,6 +98,26 @@ class HumanControls(Screen[None]):
             screen.dismiss(None)
         self._asking = None
         self.call_later(self._next_question)
+
+    # -- a baseline session: the next task -------------------------------------------------------
+    def open_next_task(self, req: Request) -> None:
+        """The runner waits for the person to start the next task (`start` request): show it."""
+        from guilens.screens.modals import NextTaskScreen
+
+        def chosen(word: str | None) -> None:
+            if word is not None and not self.channel.answer(req.id, word):
+                self.notify("That task was withdrawn (the run ended).", severity="warning")
+            if word == "stop":
+                self.notify("Ending the session after this point.", timeout=4)
+
+        self.app.push_screen(NextTaskScreen(req.text, request_id=req.id, context=req.context), chosen)
+
+    def close_next_task(self, req: Request) -> None:
+        from guilens.screens.modals import NextTaskScreen
+
+        for screen in self.app.screen_stack:
+            if isinstance(screen, NextTaskScreen) and screen.request_id == req.id:
+                screen.dismiss(None)
 
     def action_answer(self) -> None:
         questions = [r for r in self.pending.values() if r.kind == "question"]
@@ -128,8 +149,18 @@ class HumanControls(Screen[None]):
         prompt = req.text.splitlines()[-1] if req.text else ""
         panel.set_prompt(prompt, error)
         panel.set_ui(pane.ui_xml)
-        if pane is self.pane and not isinstance(self.app.focused, CommandLine):
-            panel.query_one("#elements").focus()
+        self.focus_elements(pane)
+
+    def focus_elements(self, pane: DevicePane) -> None:
+        """Put the keys on the element list of `pane` (when in view): ↑↓ then pick an element and Enter
+        taps it, rather than scrolling whatever had focus before (the trace). The command line keeps
+        the keys while it is open, and so does the phone while it is magnified (the arrows pan it)."""
+        if pane is not self.pane:
+            return
+        focused = self.focused
+        if isinstance(focused, CommandLine) or (isinstance(focused, PhoneView) and focused.zoom > 1):
+            return
+        pane.human.query_one("#elements").focus()
 
     def _action_request(self, pane: DevicePane) -> Request | None:
         return next((r for r in self.pending.values() if r.kind == "action" and self.pane_of_request(r) is pane), None)

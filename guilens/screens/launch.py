@@ -105,19 +105,23 @@ def run_tui(plan: RunPlan, *, renderer: str | None = None, paused: bool = False)
     from guilens.screens.app import GuilensApp
 
     chosen = pick_renderer(renderer, plan.settings)
-    app = GuilensApp(lambda: make_run_screen(plan, renderer=chosen, paused=paused), renderer=chosen)
+    app = GuilensApp(lambda: make_run_screen(plan, renderer=chosen, paused=paused), renderer=chosen,
+                     settings=plan.settings)
     app.run()
     return app.run_result
 
 
 def replay_tui(path: Path | str, *, renderer: str | None = None, settings: Any = None) -> None:
+    from guilens.config import load_settings
     from guilens.episode import EpisodeReader
     from guilens.screens.app import GuilensApp
     from guilens.screens.replay_screen import ReplayScreen
 
     EpisodeReader(path)  # a bad directory is a one-line error before the terminal changes
+    settings = settings if settings is not None else load_settings()
     chosen = pick_renderer(renderer, settings)
-    GuilensApp(lambda: ReplayScreen(path, renderer=chosen, settings=settings), renderer=chosen).run()
+    GuilensApp(lambda: ReplayScreen(path, renderer=chosen, settings=settings), renderer=chosen,
+               settings=settings).run()
 
 
 def runs_tui(directory: Path | str | None = None, *, renderer: str | None = None, settings: Any = None) -> None:
@@ -128,7 +132,8 @@ def runs_tui(directory: Path | str | None = None, *, renderer: str | None = None
     settings = settings if settings is not None else load_settings()
     where = Path(directory) if directory is not None else settings.run_dir
     chosen = pick_renderer(renderer, settings)
-    GuilensApp(lambda: RunsScreen(where, renderer=chosen, settings=settings), renderer=chosen).run()
+    GuilensApp(lambda: RunsScreen(where, renderer=chosen, settings=settings), renderer=chosen,
+               settings=settings).run()
 
 
 def home_tui(settings: Any = None, *, renderer: str | None = None) -> Any:
@@ -139,6 +144,6 @@ def home_tui(settings: Any = None, *, renderer: str | None = None) -> Any:
 
     settings = settings if settings is not None else load_settings()
     chosen = pick_renderer(renderer, settings)
-    app = GuilensApp(lambda: HomeScreen(settings, renderer=chosen), renderer=chosen)
+    app = GuilensApp(lambda: HomeScreen(settings, renderer=chosen), renderer=chosen, settings=settings)
     app.run()
     return getattr(app, "run_result", None)

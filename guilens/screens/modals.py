@@ -1,4 +1,5 @@
-"""Small modal screens: the agent's question, yes/no confirmations, one-line prompts, help."""
+"""Small modal screens: the agent's question, the next task of a baseline session, yes/no confirmations,
+one-line prompts, help."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ class AskUserScreen(ModalScreen[str | None]):
     BINDINGS = [Binding("escape", "later", "Answer later")]
 
     def __init__(self, question: str, suggestion: str | None, *, request_id: int = 0, step: int | None = None) -> None:
+        """`step`: the number of the step asking, as people count steps (from 1), for the title."""
         super().__init__()
         self.question = question
         self.suggestion = suggestion
@@ -51,6 +53,43 @@ class AskUserScreen(ModalScreen[str | None]):
 
     def action_later(self) -> None:
         self.dismiss(None)
+
+
+class NextTaskScreen(ModalScreen[str]):
+    """Between the tasks of a baseline session: the next task, and the person's go.
+
+    Dismisses with `start`, `skip` or `stop`, the words the runner's `start` request takes (the
+    same a person types headless)."""
+
+    BINDINGS = [
+        Binding("enter", "choose('start')", "Start", priority=True),
+        Binding("s", "choose('skip')", "Skip"),
+        Binding("q,escape", "choose('stop')", "End the session"),
+    ]
+
+    def __init__(self, text: str, *, request_id: int = 0, context: dict[str, Any] | None = None) -> None:
+        super().__init__()
+        self.text = text
+        self.request_id = request_id
+        self.context = context or {}
+
+    def compose(self) -> ComposeResult:
+        ctx = self.context
+        where = f"task {ctx['index']} of {ctx['total']}" if "index" in ctx and "total" in ctx else "next task"
+        with Vertical(id="dialog", classes="ask") as box:
+            box.border_title = f"Baseline · {where}"
+            if ctx.get("task"):
+                yield Static(Content.from_markup("[b]$t[/] [$text-muted]$l[/]", t=str(ctx["task"]),
+                                                 l=str(ctx.get("level", ""))), id="question")
+            yield Static(Content(str(ctx.get("instruction") or self.text)), id="instruction")
+            yield Static(Content.from_markup(
+                "[$text-muted]Your time starts when you press Enter. Mark milestones with m as you reach them; "
+                "finish with : finish (or answer TEXT for a question).[/]"), classes="hint")
+            yield Static(Content.from_markup("[$text-muted]Enter: start · s: skip this task · q: end the session[/]"),
+                         classes="hint")
+
+    def action_choose(self, word: str) -> None:
+        self.dismiss(word)
 
 
 class ConfirmScreen(ModalScreen[bool]):

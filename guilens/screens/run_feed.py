@@ -81,6 +81,10 @@ class RunnerFeed(Screen[None]):
 
         def open_question(self, req: Request) -> None: ...
 
+        def open_next_task(self, req: Request) -> None: ...
+
+        def close_next_task(self, req: Request) -> None: ...
+
         def human_request_opened(self, req: Request) -> None: ...
 
     # -- which pane --------------------------------------------------------------------------
@@ -206,10 +210,14 @@ class RunnerFeed(Screen[None]):
             self.pending[req.id] = req
             if req.kind == "question":
                 self.open_question(req)
+            elif req.kind == "start":
+                self.open_next_task(req)
             else:
                 self.human_request_opened(req)
         else:
             self.pending.pop(req.id, None)
             if req.kind == "question" and self._asking == req.id:
                 self._close_question()
+            elif req.kind == "start" and msg.event == "withdrawn":
+                self.close_next_task(req)
         self._update_state()

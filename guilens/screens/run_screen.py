@@ -16,7 +16,6 @@ unless the person is at the controls of the device they are looking at.
 
 from __future__ import annotations
 
-import contextlib
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -28,19 +27,22 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import Footer, TabbedContent
+from textual.widgets import TabbedContent
 from textual.worker import Worker, WorkerState
 
 from guilens.control import QuestionChannel, Request, RunControl
 from guilens.episode import Episode, Step
+from guilens.screens.app import is_first_screen
 from guilens.screens.device_pane import DevicePane
 from guilens.screens.human_mixin import HumanControls
 from guilens.screens.observer import TextualObserver
 from guilens.screens.run_feed import RunnerFeed
+from guilens.screens.run_keys import RunKeys
 from guilens.screens.widgets.halfcell import HalfcellFrame
 from guilens.screens.widgets.human import CommandLine
+from guilens.screens.widgets.keybar import KeyBar
 from guilens.screens.widgets.phone import Renderer
-from guilens.screens.widgets.render import Mark, Note
+from guilens.screens.widgets.render import Note
 from guilens.screens.widgets.status import StatusLine
 from guilens.screens.widgets.trace import TraceView
 
@@ -53,7 +55,7 @@ RunnerFactory = Callable[[list[Any], RunControl, QuestionChannel], RunnerLike]
 """Builds the runner with the TUI's observer, control and channel (`launch.run_tui` wraps `Runner`)."""
 
 
-class RunScreen(RunnerFeed, HumanControls, Screen[None]):
+class RunScreen(RunnerFeed, HumanControls, RunKeys, Screen[None]):
     HELP_TITLE = "run screen"
     KEY_HELP = [
         ("The episode", [
@@ -61,7 +63,8 @@ class RunScreen(RunnerFeed, HumanControls, Screen[None]):
             ("a", "answer the agent's question"), ("t", "take over the phone / hand it back to the agent"),
             ("m", "mark a milestone at this step (a label in the episode)"),
             ("j", "judge the finished episode"), ("r", "replay the finished episode"),
-            ("z", "zoom the phone to the whole terminal"), ("q", "quit (asks first while an episode runs)"),
+            ("z", "zoom the phone to the whole terminal"),
+            ("q, Esc", "back to the screen it was opened from (home), else quit; asks first while an episode runs"),
         ]),
         ("The phone", [
             ("v", "pixels → the UI tree's text → both side by side"),
@@ -97,6 +100,9 @@ class RunScreen(RunnerFeed, HumanControls, Screen[None]):
         Binding("v", "cycle_view", "View"),
         Binding("plus,equals_sign", "magnify(1)", "Magnify", key_display="+", show=False),
         Binding("minus", "magnify(-1)", "Less", key_display="-", show=False),
+        # `q` goes back where the screen was opened from, or quits the app when it is the first screen.
+        Binding("q", "back", "Back"),
+        Binding("escape", "back", "Back", show=False),
         Binding("q", "quit", "Quit"),
         # Shown only while a person is at the controls (`check_action` hides them otherwise).
         Binding("b", "device_key('back')", "Back"),
@@ -108,6 +114,9 @@ class RunScreen(RunnerFeed, HumanControls, Screen[None]):
         Binding("right_square_bracket", "cycle_device(1)", "Next device", key_display="]"),
         *[Binding(str(n), f"show_device({n})", f"Device {n}", show=False) for n in range(1, 10)],
     ]
+
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
+    """Below 120 columns the side panels narrow, and give way to the controls while a person has them."""
 
     state: reactive[str] = reactive("starting")
     zoomed: reactive[bool] = reactive(False)
@@ -145,7 +154,7 @@ class RunScreen(RunnerFeed, HumanControls, Screen[None]):
         with TabbedContent(id="devices", classes="-single"):
             yield self.new_pane(None)  # named by the first thing the runner says; more come as tabs
         yield CommandLine(id="command")
-        yield Footer(compact=True)
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.observer = TextualObserver(self, prepare=self._prepare_frame)
@@ -289,7 +298,7 @@ class RunScreen(RunnerFeed, HumanControls, Screen[None]):
         kinds = {r.kind for r in self.pending.values() if self.pane_of_request(r) is pane}
         if self.finished:
             return "finished"
-        if "question" in kinds:
+        if "question" in kinds or "start" in kinds:
             return "waiting"
         if self.control.is_human(pane.label) or "action" in kinds:
             return "human"
@@ -310,6 +319,8 @@ class RunScreen(RunnerFeed, HumanControls, Screen[None]):
             if pane.id:
                 tabs.get_tab(pane.id).label = pane.tab_title()
         state = self.pane.state
+        if state == "human" and self.state != "human":
+            self.focus_elements(self.pane)  # the controls just appeared: the keys go to their list
         self.state = state
         self.set_class(state == "human", "-human")
         self.refresh_bindings()
@@ -319,102 +330,15 @@ class RunScreen(RunnerFeed, HumanControls, Screen[None]):
         if action in ("pause", "step", "cancel", "take_over", "mark"):
             return True if live else None
         if action == "answer":
-            return True if any(r.kind == "question" for r in self.pending.values()) else None
+            return any(r.kind == "question" for r in self.pending.values())
         if action in ("judge", "replay"):
-            return True if self.finished_dirs else None
+            return bool(self.finished_dirs)
+        if action == "back":
+            return not is_first_screen(self)
+        if action == "quit":
+            return is_first_screen(self)
         if action in ("device_key", "command_line"):
             return self.state == "human"
         if action in ("cycle_device", "show_device"):
             return len(self.panes) > 1
         return True
-
-    # -- keys ------------------------------------------------------------------------------------------
-    def action_pause(self) -> None:
-        paused = self.control.toggle_pause()
-        self.notify("Paused: space resumes, n runs one step" if paused else "Resumed", timeout=2)
-
-    def action_step(self) -> None:
-        self.control.step_once(self.pane.label)
-
-    def action_cancel(self) -> None:
-        if self.finished:
-            return
-        self.control.cancel()
-        self.channel.withdraw_all()
-        self.notify("Cancelling the episode…", timeout=3)
-
-    def action_zoom(self) -> None:
-        self.zoomed = not self.zoomed
-
-    def action_mark(self) -> None:
-        from guilens.screens.modals import PromptScreen
-
-        pane = self.pane
-        n = pane.steps[-1].index if pane.steps else 0
-        where = f" on {pane.label}" if len(self.panes) > 1 and pane.label else ""
-
-        def done(label: str | None) -> None:
-            if label:
-                self.mark(label, n, pane)
-
-        self.app.push_screen(PromptScreen(f"Mark a milestone at step {n}{where}",
-                                          placeholder="what was reached, e.g. cart open"), done)
-
-    def mark(self, label: str, step: int, pane: DevicePane | None = None) -> None:
-        pane = pane or self.pane
-        annotate = getattr(self.runner, "annotate", None)
-        if annotate is None:
-            self.notify("This runner cannot record marks.", severity="error")
-            return
-        try:
-            annotate(label, device=pane.label)
-        except Exception as err:
-            self.notify(str(err), title="Mark not recorded", severity="error")
-            return
-        pane.trace.add(Mark(label, step))
-        self.notify(f"Marked {label!r} at step {step}", timeout=3)
-
-    def _last_finished(self) -> Path | None:
-        """The finished attempt of the device in view, else the last of any device."""
-        mine = self.pane.finished_dirs
-        return mine[-1] if mine else (self.finished_dirs[-1] if self.finished_dirs else None)
-
-    def action_judge(self) -> None:
-        where = self._last_finished()
-        if where is None:
-            return
-        from guilens.screens.judge_screen import JudgeScreen
-
-        self.app.push_screen(JudgeScreen(where, settings=self.settings))
-
-    def action_replay(self) -> None:
-        where = self._last_finished()
-        if where is None:
-            return
-        from guilens.screens.replay_screen import ReplayScreen
-
-        self.app.push_screen(ReplayScreen(where, renderer=self.renderer, settings=self.settings))
-
-    def action_quit(self) -> None:
-        if not self.running:
-            self.app.exit()
-            return
-        from guilens.screens.modals import ConfirmScreen
-
-        def answer(yes: bool | None) -> None:
-            if yes:
-                self.action_cancel()
-                self._exit_when_stopped()
-
-        self.app.push_screen(
-            ConfirmScreen("An episode is running. Cancel it and quit?", yes="Cancel and quit", no="Keep running"),
-            answer,
-        )
-
-    @work(exclusive=True, group="quit")
-    async def _exit_when_stopped(self) -> None:
-        """Let the runner record the episode as aborted before the app goes."""
-        for worker in [w for w in self.workers if w.group == "episode" and w.node is self]:
-            with contextlib.suppress(Exception):  # its error was already shown; quitting anyway
-                await worker.wait()
-        self.app.exit()

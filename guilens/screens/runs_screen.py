@@ -5,6 +5,11 @@ matches words anywhere in a row (`shop failure` keeps failed shop episodes);
 `field:value` matches one column (`status:success`, `agent:human`). Enter
 opens the replay. Episodes are read on a thread (only `episode.json` and
 `verdict.json`), so a large folder opens at once and fills in.
+
+The folder is read again whenever the browser comes back into view (a replay
+closed, whichever way: a judgement made there shows in the verdict column at
+once), keeping the filter and the row the cursor was on. Opened from home,
+`q`/Esc go back to it (Esc first clears a filter).
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
+from guilens.screens.app import is_first_screen
 from guilens.screens.widgets.phone import Renderer
 from guilens.screens.widgets.render import STATUS_STYLE
 
@@ -85,14 +91,16 @@ class RunsScreen(Screen[None]):
     KEY_HELP = [
         ("Runs", [("/", "filter: words match anywhere, field:value one column (status:failure)"),
                   ("↑ ↓", "pick an episode"), ("Enter", "replay it"), ("R", "read the directory again"),
-                  ("q", "quit")]),
+                  ("Esc", "clear the filter; with none, back to home (when opened from it)"),
+                  ("q", "back to home when opened from it, else quit")]),
         ("Everywhere", [("?", "this help"), ("ctrl+p", "command palette")]),
     ]
     BINDINGS = [
         Binding("slash", "filter", "Filter", key_display="/"),
         Binding("R", "reload", "Reload"),
+        Binding("q", "back", "Back"),
         Binding("q", "quit", "Quit"),
-        Binding("escape", "clear_filter", "Clear filter", show=False),
+        Binding("escape", "escape", "Clear filter / back", show=False),
     ]
 
     def __init__(self, directory: Path | str, *, renderer: Renderer = "halfcell", settings: Any = None) -> None:
@@ -117,7 +125,9 @@ class RunsScreen(Screen[None]):
             # Styled cells do not widen their column by themselves; give status room for the longest.
             table.add_column(col, key=col, width=11 if col == "status" else None)
         table.focus()
-        self.load()
+
+    def on_screen_resume(self) -> None:
+        self.load()  # first shown, or back from a replay (which may have judged an episode)
 
     @work(thread=True, exclusive=True, group="runs-load")
     def load(self) -> None:
@@ -132,6 +142,7 @@ class RunsScreen(Screen[None]):
 
     def _fill(self, query: str) -> None:
         table = self.query_one(DataTable)
+        keep = self.shown[table.cursor_row].path if 0 <= table.cursor_row < len(self.shown) else None
         table.clear()
         self.shown = [r for r in self.rows if matches(r, query)]
         for r in self.shown:
@@ -146,6 +157,9 @@ class RunsScreen(Screen[None]):
         if self.shown:
             summary += f" · {ok} succeeded · ${sum(r.cost for r in self.shown):.4f}"
         self.query_one("#runs-summary", Static).update(summary)
+        row = next((i for i, r in enumerate(self.shown) if r.path == keep), None)
+        if row is not None:
+            table.move_cursor(row=row, animate=False)
 
     @on(Input.Changed, "#filter")
     def _filter_changed(self, event: Input.Changed) -> None:
@@ -166,21 +180,31 @@ class RunsScreen(Screen[None]):
         except EpisodeError as err:
             self.notify(str(err), title="Cannot open", severity="error")
             return
-        def back(_: None) -> None:
-            self.load()  # a judgement in the replay may have changed the verdict column
-
-        self.app.push_screen(screen, back)
+        self.app.push_screen(screen)  # coming back reads the folder again (`on_screen_resume`)
 
     def action_filter(self) -> None:
         self.query_one("#filter", Input).focus()
 
-    def action_clear_filter(self) -> None:
+    def action_escape(self) -> None:
         box = self.query_one("#filter", Input)
-        box.value = ""
-        self.query_one(DataTable).focus()
+        if box.value or box.has_focus:
+            box.value = ""
+            self.query_one(DataTable).focus()
+        elif not is_first_screen(self):
+            self.dismiss()
 
     def action_reload(self) -> None:
         self.load()
 
-    def action_quit(self) -> None:
-        self.app.exit()
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "back":
+            return not is_first_screen(self)
+        if action == "quit":
+            return is_first_screen(self)
+        return True
+
+    def action_back(self) -> None:
+        self.dismiss()
+
+    async def action_quit(self) -> None:
+        await self.app.action_quit()

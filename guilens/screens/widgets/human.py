@@ -69,7 +69,8 @@ class HumanPanel(Vertical):
     DEFAULT_CSS = """
     HumanPanel { height: auto; max-height: 50%; }
     HumanPanel #human-prompt { padding: 0 1; }
-    HumanPanel OptionList { height: auto; max-height: 16; border: none; padding: 0; }
+    /* Five rows however small the terminal: with fewer, picking by ↑↓ is guesswork. */
+    HumanPanel OptionList { height: auto; min-height: 5; max-height: 16; border: none; padding: 0; }
     """
 
     @dataclass
@@ -94,9 +95,10 @@ class HumanPanel(Vertical):
             parts.append(Content.from_markup("[b $error]$e[/]", e=error))
         if prompt:
             parts.append(Content(prompt))
+        # The keys (b, h, e, :) are in the key bar; this says what only the panel can say.
         parts.append(Content.from_markup(
-            "[$text-muted]click: tap · drag: swipe · ↑↓ Enter: tap element · "
-            "b back · h home · e enter · : command (type, open, answer, finish, wait)[/]"
+            "[$text-muted]↑↓ Enter: tap an element · click: tap · drag: swipe · "
+            ": type, open, answer, finish, wait[/]"
         ))
         return Content("\n").join(parts)
 

@@ -4,6 +4,11 @@ Each event type has one renderer (inspect_ai's transcript table), so a step
 looks the same live and replayed. Colours are theme variables (`$accent`,
 `$error`, ...) resolved by Textual, never fixed colours; text from the agent
 or the device is passed as markup variables, so brackets in it stay text.
+
+Events carry the runner's 0-based step indices; what is shown is the number
+people count (`describe.step_number`: the first step is step 1), the same the
+status line, the replay, the report and the headless lines show. A step's time
+is shown by who spent it (agent, person, device; the user's on the answer).
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from typing import Any
 
 from textual.content import Content
 
-from guilens.describe import action_text, outcome_bits, short
+from guilens.describe import action_text, answer_time, outcome_bits, short, step_number, step_times
 from guilens.episode import Episode, Step
 
 STATUS_STYLE = {
@@ -63,6 +68,7 @@ class Reply:
 class Mark:
     label: str
     step: int
+    """The 0-based index of the step it was marked at (shown as `step_number(step)`)."""
 
 
 @dataclass
@@ -92,12 +98,11 @@ def render_step(step: Step, milestone_text: dict[str, str] | None = None) -> Con
     user turn, errors and milestones, one line each, skipping what is empty."""
     milestone_text = milestone_text or {}
     by = " [b $warning]human[/]" if step.by == "human" else ""
-    secs = (step.ended_at - step.started_at).total_seconds()
     clock = f" · {step.clock:%H:%M}" if step.clock else ""
     app = f" · {step.app}" if step.app else ""
     parts = [Content.from_markup(
-        f"[b]step $n[/]{by} [$text-muted]$secs$app$clock[/]",
-        n=str(step.index), secs=f"{secs:.1f}s", app=app, clock=clock,
+        f"[b]step $n[/]{by} [$text-muted]· $secs$app$clock[/]",
+        n=str(step_number(step.index)), secs=" · ".join(step_times(step)), app=app, clock=clock,
     )]
     if step.action_result:
         parts.append(Content.from_markup("  [$text-muted]↳ last action: $r[/]", r=short(step.action_result)))
@@ -114,14 +119,15 @@ def render_step(step: Step, milestone_text: dict[str, str] | None = None) -> Con
     if step.device_result and step.ask is None:
         parts.append(Content.from_markup("    [$text-muted]device: $r[/]", r=short(step.device_result)))
     if step.ask is not None:
-        parts.append(Content.from_markup("  [b $secondary]? $q[/]", q=short(step.ask.question, 300)))
+        parts.append(Content.from_markup("  [b $text-secondary]? $q[/]", q=short(step.ask.question, 300)))
         if step.ask.answer is not None:
             sugg = ""
             if step.ask.suggested and step.ask.suggested != step.ask.answer:
                 sugg = f" (suggested: {short(step.ask.suggested, 80)})"
+            took = answer_time(step)
             parts.append(Content.from_markup(
-                "  [$secondary]← $a[/] [$text-muted]$by$s[/]",
-                a=short(step.ask.answer, 300), by=step.ask.answered_by, s=sugg,
+                "  [$text-secondary]← $a[/] [$text-muted]$by$s[/]",
+                a=short(step.ask.answer, 300), by=step.ask.answered_by + (f" {took}" if took else ""), s=sugg,
             ))
     if step.error:
         parts.append(Content.from_markup("  [b $error]✗ $e[/]", e=short(step.error, 400)))
@@ -135,15 +141,15 @@ def render_step(step: Step, milestone_text: dict[str, str] | None = None) -> Con
 
 def render_question(ev: Question) -> Content:
     sugg = "\n  [$text-muted]suggested: $s[/]" if ev.suggestion else ""
-    return Content.from_markup(f"[b $secondary]? the agent asks:[/] $q{sugg}", q=ev.question, s=ev.suggestion or "")
+    return Content.from_markup(f"[b $text-secondary]? the agent asks:[/] $q{sugg}", q=ev.question, s=ev.suggestion or "")
 
 
 def render_reply(ev: Reply) -> Content:
-    return Content.from_markup("[$secondary]← $a[/] [$text-muted]($by)[/]", a=ev.answer, by=ev.answered_by)
+    return Content.from_markup("[$text-secondary]← $a[/] [$text-muted]($by)[/]", a=ev.answer, by=ev.answered_by)
 
 
 def render_mark(ev: Mark) -> Content:
-    return Content.from_markup("[b $warning]✎ marked at step $n:[/] $l", n=str(ev.step), l=ev.label)
+    return Content.from_markup("[b $warning]✎ marked at step $n:[/] $l", n=str(step_number(ev.step)), l=ev.label)
 
 
 def render_note(ev: Note) -> Content:

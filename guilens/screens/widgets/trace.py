@@ -31,7 +31,19 @@ class TraceEntry(Static):
 
 
 class TraceView(VerticalScroll):
-    """Append-only; follows the newest entry unless the person scrolled up to read."""
+    """Append-only; follows the newest entry unless the person scrolled up to read.
+
+    Following is Textual's anchor: the view stays pinned to its end through new
+    entries *and* through changes of its own height (the at-the-controls panel
+    opening under it, a resize, a zoom), is released when the person scrolls up
+    (keys, wheel, scrollbar), and holds again once they scroll back to the end.
+    Judging "at the end" from the scroll position when an entry arrives, as this
+    view once did, stopped following whenever the view had just been made
+    shorter: it was no longer at the end, though nobody had scrolled.
+
+    The anchor is set only while the entries overflow the view: an anchored view
+    whose entries fit pins them to its bottom edge, leaving the top blank.
+    """
 
     DEFAULT_CSS = """
     TraceView { height: 1fr; scrollbar-size-vertical: 1; }
@@ -43,8 +55,23 @@ class TraceView(VerticalScroll):
         self.count = 0
         self._interim: list[TraceEntry] = []
         """Question and reply entries shown while a step is in flight; its step entry replaces them."""
-        self._follow = True
-        """Keep the newest entry in view: false once the person scrolls up to read."""
+
+    @property
+    def following(self) -> bool:
+        """Whether the newest entry is kept in view (false while the person reads further up)."""
+        return not self.is_anchored or not self._anchor_released
+
+    def _sync_anchor(self) -> None:
+        """Anchored exactly while the entries overflow the view (see the class docstring)."""
+        overflows = self.virtual_size.height > self.scrollable_content_region.height
+        if overflows and not self.is_anchored:
+            self.anchor()
+        elif not overflows and self.is_anchored:
+            self.anchor(False)
+            self.scroll_home(animate=False, immediate=True)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._sync_anchor)
 
     def add(self, event: Any) -> TraceEntry | None:
         if not self.is_mounted or not self.is_attached:
@@ -68,18 +95,10 @@ class TraceView(VerticalScroll):
             entry = TraceEntry(event, classes=" ".join(classes))
             if isinstance(event, Question | Reply):
                 self._interim.append(entry)
-        if self.size.height:  # a hidden trace (another device's tab) has no scroll position to judge by
-            self._follow = self.is_vertical_scroll_end or self.max_scroll_y == 0
         self.mount(entry)
         self.count += 1
-        if self._follow:
-            self.call_after_refresh(self.scroll_end, animate=False)
+        self.call_after_refresh(self._sync_anchor)
         return entry
-
-    def on_show(self) -> None:
-        """Shown again (its device's tab): catch up with what was added while hidden."""
-        if self._follow:
-            self.call_after_refresh(self.scroll_end, animate=False)
 
     def _render_step(self, step: Step) -> Any:
         from guilens.screens.widgets.render import render_step
