@@ -29,11 +29,24 @@ class UserError(Exception):
 
 
 def main() -> None:
+    """Run the command; what a person or the machine can cause is one `error:` line, never a traceback.
+
+    Exit status 2 for a mistake on the command line, 1 for the environment (a disk that is full or
+    read-only, a file that cannot be read): an `OSError` no command caught is said with its path.
+    """
     from guilens.actions import ActionError
     from guilens.config import ConfigError
+    from guilens.storage import StorageError, reason
 
     try:
         app()
     except (UserError, ConfigError, ActionError) as err:
         typer.secho(f"error: {err}", err=True, fg="red")
         sys.exit(2)
+    except StorageError as err:
+        typer.secho(f"error: {err}", err=True, fg="red")
+        sys.exit(1)
+    except OSError as err:
+        where = f"{err.filename}: " if err.filename else ""
+        typer.secho(f"error: {where}{reason(err)}", err=True, fg="red")
+        sys.exit(1)

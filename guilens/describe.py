@@ -88,6 +88,20 @@ def action_text(action: dict[str, Any] | None) -> str:
         return str(action.get("type", "?"))
 
 
+def retries_text(retries: list[Any]) -> str:
+    """A step's retries and repairs in one line (`2 API retries (HTTP 529 ...), 1 repair (...)`), or ""."""
+    if not retries:
+        return ""
+    out = []
+    for kind, word in (("api", "API retry"), ("repair", "repair")):
+        mine = [r for r in retries if r.kind == kind]
+        if mine:
+            causes = "; ".join(dict.fromkeys(short(r.cause, 60) for r in mine))
+            noun = word if len(mine) == 1 else ("API retries" if kind == "api" else "repairs")
+            out.append(f"{len(mine)} {noun} ({causes})")
+    return ", ".join(out)
+
+
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 

@@ -7,6 +7,13 @@ a summary line per attempt with its time split by who spent it, and a progress
 bar when a run holds several tasks and the output is a terminal. Piped, it
 prints plain lines.
 
+A phone that goes away mid-run is printed as it happens (what the device said,
+how long the run waits); given the run's control, the observer then takes Enter
+on standard input, when that is a terminal, as the resume key: the run asks the
+phone at once (`guilens.run.reconnect`). It reads only while the run waits for
+the phone, and only lines already typed (`select`), so it never holds a line a
+`ConsoleResponder` prompt is waiting for.
+
 `ConsoleResponder` answers the run's question channel from standard input:
 the human agent's actions and the human user's answers. End of input while a
 request is open cancels the run (the episode is recorded as `aborted`).
@@ -14,6 +21,7 @@ request is open cancels the run (the episode is recorded as `aborted`).
 
 from __future__ import annotations
 
+import select
 import sys
 import threading
 from pathlib import Path
@@ -22,7 +30,7 @@ from typing import IO, TYPE_CHECKING, Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from guilens.describe import action_text, outcome_bits, seconds, short, step_number
+from guilens.describe import action_text, outcome_bits, retries_text, seconds, short, step_number
 
 if TYPE_CHECKING:
     from guilens.control import QuestionChannel, Request, RunControl
@@ -45,7 +53,7 @@ def step_line(step: Step) -> str:
         what += f" [{short(step.target['label'], 30)}]"
     parts = [short(what, 60)]
     kind = (step.action or {}).get("type")
-    if step.action_description and kind in ("tap", "long_press", "swipe") and not (step.target or {}).get("label"):
+    if step.action_description and kind in ("tap", "long_press", "swipe", "scroll") and not (step.target or {}).get("label"):
         parts.append(f"({short(step.action_description, 50)})")
     if step.ask is not None:
         parts.append(f"← {short(step.ask.answer or '', 60)!r} ({step.ask.answered_by})")
@@ -55,6 +63,10 @@ def step_line(step: Step) -> str:
         parts.append(f"✗ {short(step.error, 80)}")
     if step.milestones:
         parts.append("✓ " + ", ".join(step.milestones))
+    if step.usage.retries:
+        parts.append(f"↻ {short(retries_text(step.usage.retries), 160)}")
+    for gap in step.gaps:
+        parts.append(f"⚡ phone gone {gap.seconds:.1f} s" + ("" if gap.outcome == "back" else ", lost"))
     if step.by == "human":  # a baseline's annotator sees how long they took
         parts.append(f"(human, {seconds(step.timings.person_s)})" if step.timings else "(human)")
     return "  ".join(parts)
@@ -76,6 +88,8 @@ class HeadlessObserver:
         progress: bool | None = None,
         thoughts: bool = False,
         parallel: bool = False,
+        control: RunControl | None = None,
+        keys: IO[str] | None = None,
     ) -> None:
         self.stream = stream if stream is not None else sys.stdout
         tty = bool(getattr(self.stream, "isatty", lambda: False)())
@@ -90,6 +104,12 @@ class HeadlessObserver:
         self._many = parallel
         """Several devices at once: lines interleave, so each names its task."""
         self._done: set[str] = set()
+        self.control = control
+        """The run's control: Enter resumes it while it waits for a phone (None: no key)."""
+        self.keys = keys if keys is not None else sys.stdin
+        self._gone: set[str] = set()
+        """Devices whose phone the run is waiting for now."""
+        self._watching = False
 
     # -- output -----------------------------------------------------------------------------
     def _print(self, text: str, style: str = "") -> None:
@@ -153,8 +173,50 @@ class HeadlessObserver:
             self._print(f"        {short(step.thought, 120)}", "dim italic")
 
     def on_state(self, episode: Episode, state: str) -> None:
-        if state in ("paused", "human", "disconnected"):
+        if state == "disconnected":
+            self._disconnected(episode)
+        elif episode.device in self._gone:
+            with self._lock:
+                self._gone.discard(episode.device)
+            if state == "running":
+                self._print(f"  {episode.device}: the phone answers again, going on", "green")
+        if state in ("paused", "human"):
             self._print(f"  {state}", "yellow")
+
+    # -- a phone gone -----------------------------------------------------------------------
+    def _key_works(self) -> bool:
+        try:
+            return self.control is not None and self.keys.isatty() and self.keys.fileno() >= 0
+        except (AttributeError, ValueError, OSError):  # a stream with no file behind it
+            return False
+
+    def _disconnected(self, episode: Episode) -> None:
+        key = self._key_works()
+        hint = " · Enter: try it now" if key else ""
+        self._print(f"  ⚡ {episode.error or episode.device + ': the phone went away'}{hint}", "bold yellow")
+        with self._lock:
+            self._gone.add(episode.device)
+            start = key and not self._watching
+            self._watching = self._watching or start
+        if start:
+            threading.Thread(target=self._watch_keys, name="disconnect-keys", daemon=True).start()
+
+    def _watch_keys(self) -> None:
+        """While a phone is gone: a line typed on the terminal resumes the run (the run asks the
+        phone at once, and pauses again if it is still gone)."""
+        assert self.control is not None
+        try:
+            while True:
+                with self._lock:
+                    if not self._gone or self.control.cancelled:
+                        self._watching = False
+                        return
+                ready, _, _ = select.select([self.keys], [], [], 0.2)
+                if ready and self.keys.readline():
+                    self.control.resume()
+        except (OSError, ValueError):  # the terminal went away: the wait goes on without the key
+            with self._lock:
+                self._watching = False
 
     def on_attempt_finished(self, episode: Episode) -> None:
         ep = episode

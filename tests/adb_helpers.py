@@ -3,11 +3,23 @@
 The adb server runs on a free port (never the default 5037), so these tests do
 not fight a developer's own server or another test run, and it is always killed
 at teardown.
+
+Ports come from below the kernel's ephemeral range (`free_port`), never from it.
+A port the kernel handed out for `bind(0)` and then released is one it may pick
+again as the *source* port of an outgoing connection; `adb start-server` first
+connects to its port to look for a running server, and when nothing listens
+Linux can connect that socket to itself. adb then reads back its own request
+and fails with `protocol fault (status 30 30 30 63?!)` ("000c", the length of
+`host:version`). The same holds for a bridge restarted on its old port while
+the adb server keeps reconnecting to it. A port another process grabs between
+the check and the start is still possible, so starting the server retries on a
+new port.
 """
 
 from __future__ import annotations
 
 import os
+import random
 import shutil
 import socket
 import subprocess
@@ -32,7 +44,30 @@ ADB = adb_binary()
 needs_adb = pytest.mark.skipif(ADB is None, reason="the adb binary is not installed (apt install adb)")
 
 
+def _ephemeral_start() -> int | None:
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range", encoding="ascii") as f:
+            return int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def free_port() -> int:
+    """A port nothing listens on, below the ephemeral range where the kernel can (see the module
+    docstring); from `bind(0)` where that range is unknown."""
+    top = _ephemeral_start()
+    if top is not None and top > 12_000:
+        for _ in range(200):
+            port = random.randrange(10_000, top)
+            with socket.socket() as s:
+                try:
+                    s.bind(("127.0.0.1", port))
+                except OSError:
+                    continue
+            with socket.socket() as probe:
+                probe.settimeout(0.2)
+                if probe.connect_ex(("127.0.0.1", port)) != 0:  # free on every address adb may use
+                    return port
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
@@ -94,8 +129,13 @@ class AdbServer:
 @contextmanager
 def adb_server() -> Iterator[AdbServer]:
     assert ADB is not None
-    server = AdbServer(ADB, free_port())
-    server.run("start-server", timeout=60)
+    for tries in range(3):  # another process may take the port between the check and the start
+        server = AdbServer(ADB, free_port())
+        proc = server.run("start-server", timeout=60, check=False)
+        if proc.returncode == 0:
+            break
+        if tries == 2:  # (no kill-server here: whatever answers on that port is not ours)
+            raise AssertionError(f"adb start-server failed ({proc.returncode}): {proc.stderr.decode()}")
     try:
         yield server
     finally:

@@ -151,3 +151,64 @@ def test_an_unauthorized_phone_is_listed_as_such(adb_srv: object) -> None:
         s.server.wait_state(s.serial, "unauthorized")
         r = s.adb("shell", "echo hi", check=False)
         assert r.returncode != 0 and b"unauthorized" in r.stderr
+
+
+def test_the_dump_chain_of_a_ui_automation_library(sim_adb: SimOverAdb) -> None:
+    out = sim_adb.adb("shell", "cp /dev/null /sdcard/ui.xml && uiautomator dump /sdcard/ui.xml && cat /sdcard/ui.xml")
+    message, _, xml = out.stdout.decode().partition("\n")
+    assert message == "UI hierchary dumped to: /sdcard/ui.xml"
+    assert xml.startswith("<?xml") and xml.rstrip().endswith("</hierarchy>")
+    assert sim_adb.adb("shell", "which", "cp", "touch").stdout == b"/system/bin/cp\n/system/bin/touch\n"
+    assert b"level: 80" in sim_adb.adb("shell", "dumpsys", "battery").stdout
+    assert sim_adb.adb("shell", "cat", "/proc/stat").stdout.startswith(b"cpu  ")
+
+
+def test_framebuffer_through_the_adb_server(sim_adb: SimOverAdb) -> None:
+    import struct
+
+    import adbutils
+
+    d = adbutils.AdbClient(port=sim_adb.server.port).device(sim_adb.serial)
+    with d.open_transport() as c:
+        c.send_command("framebuffer:")
+        c.check_okay()
+        raw = c.read_until_close(encoding=None)
+    assert isinstance(raw, bytes)
+    version, bpp, size, width, height = struct.unpack_from("<5I", raw)
+    assert (version, bpp, width, height, size, len(raw)) == (1, 32, 1080, 2400, 1080 * 2400 * 4, 52 + size)
+    own = sim_adb.on_sim(sim_adb.sim.observe).screenshot.convert("RGBA").tobytes()
+    assert raw[52:] == own
+    assert sim_adb.adb("shell", "echo", "alive").stdout == b"alive\n"
+
+
+def test_long_commands_do_not_stall_other_streams(sim_adb: SimOverAdb) -> None:
+    """Ten `adb shell sleep 25` at once (more than any fixed worker pool would hold), then `echo ok`."""
+    import time
+
+    def sleepers() -> int:
+        return sum(t.name.startswith("sim-shell") for t in threading.enumerate())
+
+    base = sleepers()
+    procs = [
+        subprocess.Popen(
+            [sim_adb.server.binary, "-P", str(sim_adb.server.port), "-s", sim_adb.serial, "shell", "sleep", "25"],
+            env=sim_adb.server.env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        for _ in range(10)
+    ]
+    try:
+        deadline = time.monotonic() + 15
+        while sleepers() < base + 10:
+            assert time.monotonic() < deadline, f"only {sleepers() - base} sleeps started"
+            time.sleep(0.05)
+        started = time.monotonic()
+        assert sim_adb.adb("shell", "echo", "ok", timeout=20).stdout == b"ok\n"
+        assert time.monotonic() - started < 2
+    finally:
+        for p in procs:
+            p.kill()
+            p.wait(10)
+    deadline = time.monotonic() + 10  # the clients went away: their streams close and the sleeps end
+    while sleepers() > base:
+        assert time.monotonic() < deadline, f"{sleepers() - base} sleeps still running"
+        time.sleep(0.05)

@@ -124,3 +124,41 @@ def test_serve_adb_rejects_a_bad_setup_file(tmp_path: Path) -> None:
     assert proc.returncode == 2
     assert f"setup file {bad} must hold a mapping" in proc.stderr.decode()
     assert b"Traceback" not in proc.stderr
+
+
+def test_bind_advice_warns_off_loopback_and_never_suggests_a_wildcard() -> None:
+    from guilens.commands.devices import bind_advice
+
+    for host in ("127.0.0.1", "localhost", "::1"):
+        warning, hint = bind_advice(host, 5599)
+        assert warning is None and "adb connect" in hint
+    for host in ("0.0.0.0", "::"):
+        warning, hint = bind_advice(host, 5599)
+        assert warning is not None and "no authentication" in warning and "\n" not in warning
+        assert "0.0.0.0:" not in hint and "[::]:" not in hint
+        assert re.search(r"adb connect (127\.0\.0\.1|\[::1\]):5599", hint)
+    warning, hint = bind_advice("192.0.2.7", 5599)
+    assert warning is not None and "adb connect 192.0.2.7:5599" in hint
+
+
+def test_serve_adb_on_all_interfaces_warns_once_and_points_at_a_real_address(adb_srv: AdbServer) -> None:
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "guilens", "sim", "serve-adb", "--host", "0.0.0.0", "--port", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        assert proc.stdout is not None and proc.stderr is not None
+        banner = proc.stdout.readline().decode()
+        assert f"0.0.0.0:{port}" in banner, banner
+        warning = proc.stderr.readline().decode()
+        assert warning.startswith("warning: listening on 0.0.0.0") and "no authentication" in warning
+        hint = proc.stdout.readline().decode()
+        assert f"adb connect 127.0.0.1:{port}" in hint and "adb connect 0.0.0.0" not in hint
+        adb_srv.connect(f"127.0.0.1:{port}")  # the address it suggests works
+        assert adb_srv.run("-s", f"127.0.0.1:{port}", "shell", "echo", "hi").stdout == b"hi\n"
+    finally:
+        proc.kill()
+        proc.wait(10)
+        adb_srv.run("disconnect", f"127.0.0.1:{port}", check=False)

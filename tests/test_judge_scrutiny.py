@@ -263,3 +263,21 @@ def test_an_episode_without_screens_is_judged_from_text(fake_api, tmp_path: Path
     assert v.decided_by == "semantic" and by_role(fake_api) == {"semantic": 1}
     (req,) = fake_api.requests
     assert req.images() == [] and "no screens were recorded" in req.text() and "type Shoes" in req.text()
+
+
+def test_a_killed_attempt_stays_undecided_and_no_model_decides_it(fake_api, tmp_path: Path) -> None:
+    """An interrupted attempt is nobody's failure: the rules leave it undecided and the deciding stages
+    (triage, semantic, visual) are not asked, even when they are requested and a model is there."""
+    ep = record(make_run(tmp_path), "note",
+                [["Notes", "+"], ["New note", "Title", "Body"], ["New note", "Shoes", "Body"]],
+                [{"type": "tap", "x": 270, "y": 95}, {"type": "type", "text": "Shoes"}],
+                status="interrupted")
+    fake_api.handler = scripted(triage={"reason": "looks done", "decision": "Success"},
+                                semantic={"decision": 0, "reason": "no"})
+    v = judge_episode(ep, stages=["rules", "scrutiny"])
+    assert v.decision is None or v.decision == "undecided"
+    assert v.stage("rules").status == "undecided"
+    assert {s.stage: s.status for s in v.stages if s.stage in ("triage", "semantic", "visual")} == {
+        "triage": "skipped", "semantic": "skipped", "visual": "skipped"}
+    assert "interrupted" in v.stage("triage").reason
+    assert not any(role_of(r) in ("triage", "semantic", "visual") for r in fake_api.requests)

@@ -108,7 +108,7 @@ def test_human_user_answers_through_the_channel(files, tmp_path):
     assert result.tasks["grocery"].status == "success"
     (ask_step,) = [s for s in read_steps(result.run_dir / "grocery" / "attempt-1") if s["ask"]]
     assert ask_step["ask"] == {"question": "What should the note say?", "answer": "It's milk.",
-                               "answered_by": "human", "suggested": "milk", "usage": None}
+                               "answered_by": "human", "suggested": "milk", "usage": None, "llm_calls": []}
 
 
 def test_take_over_and_hand_back(files, tmp_path):
@@ -234,30 +234,6 @@ class FlakyPhone:
         if self.acts == 2:
             raise DeviceDisconnected("adb:FAKE went away", fix="plug it back in")
         return self._sim.act(action)
-
-
-def test_disconnect_fails_the_attempt_headless(files, tmp_path):
-    plan = plan_run(f"{files[0]}:budget", devices=[FlakyPhone()], out=tmp_path / "runs", settings=Settings())
-    result = Runner(plan).run()
-    ep = result.tasks["budget"].attempts[0]
-    assert ep.status == "error" and ep.error == "device: adb:FAKE went away (plug it back in)"
-    assert ep.steps == 1
-
-
-def test_disconnect_pauses_until_resumed_in_the_tui(files, tmp_path):
-    control = RunControl()
-    ev = Events()
-    plan = plan_run(f"{files[0]}:budget", devices=[FlakyPhone()], out=tmp_path / "runs", settings=Settings())
-    runner = Runner(plan, observers=[ev], control=control, pause_on_disconnect=True)
-    box: dict[str, object] = {}
-    thread = threading.Thread(target=lambda: box.setdefault("r", runner.run()), daemon=True)
-    thread.start()
-    _wait(lambda: ("disconnected",) in [a[1:] for a in ev.of("on_state")])
-    assert control.paused and thread.is_alive()
-    control.resume()  # the person plugged it back in
-    thread.join(20)
-    ep = box["r"].tasks["budget"].attempts[0]
-    assert ep.status == "success" and ep.steps == 3 and ep.error is None
 
 
 class PickyPhone(FlakyPhone):

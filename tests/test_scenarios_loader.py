@@ -94,12 +94,14 @@ def test_json_schema_is_published(tmp_path: Path) -> None:
 
 def test_yaml_syntax_error_has_line_and_column() -> None:
     (p,) = problems_of("id: x\ntasks:\n  - id: a\n    apps: [shop\n    title: t\n")
-    assert re.match(r"f\.yaml:\d+:\d+: YAML syntax: ", p), p
+    assert re.match(r"f\.yaml:\d+:\d+: task 'a': apps(\[\d+\])?: YAML syntax: ", p), p  # the task and field it is in
+    (p,) = problems_of("id: x\ntitle: [a\n")
+    assert re.match(r"f\.yaml:\d+:\d+: title(\[\d+\])?: YAML syntax: ", p), p
 
 
 def test_duplicate_yaml_keys_are_refused_with_both_lines() -> None:
     (p,) = problems_of("id: x\ntitle: a\ntitle: b\ntasks: []\n")
-    assert p == "f.yaml:3:1: YAML syntax: duplicate key 'title' (first at line 2)"
+    assert p == "f.yaml:3:1: title: YAML syntax: duplicate key 'title' (first at line 2)"
 
 
 @pytest.mark.parametrize("text, what", [("", "an empty file"), ("- 1\n", "a list"), ("just text\n", "a str")])

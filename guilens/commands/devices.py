@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ipaddress
 import json
+import socket
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +58,61 @@ def _parse_size(size: str) -> tuple[int, int]:
     return int(w), int(h)
 
 
+def _addresses(host: str) -> list[ipaddress.IPv4Address | ipaddress.IPv6Address]:
+    """The addresses `host` (a literal or a name) binds to; empty if it does not resolve."""
+    try:
+        return [ipaddress.ip_address(host.strip("[]"))]
+    except ValueError:
+        pass
+    try:
+        infos = socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)
+    except OSError:
+        return []
+    return [ipaddress.ip_address(str(info[4][0]).split("%", 1)[0]) for info in infos]
+
+
+def _this_hosts_address() -> str | None:
+    """The address other machines reach this one at (the one the default route leaves from), if any.
+
+    A UDP `connect` only picks a route and sends nothing, so this works offline too (it then fails).
+    """
+    for family, probe in ((socket.AF_INET, "192.0.2.1"), (socket.AF_INET6, "2001:db8::1")):
+        try:
+            with socket.socket(family, socket.SOCK_DGRAM) as s:
+                s.connect((probe, 9))
+                address = ipaddress.ip_address(str(s.getsockname()[0]).split("%", 1)[0])
+        except OSError:
+            continue
+        if not address.is_loopback and not address.is_unspecified:
+            return str(address)
+    return None
+
+
+def _hostport(address: str, port: int) -> str:
+    return f"[{address}]:{port}" if ":" in address else f"{address}:{port}"
+
+
+def bind_advice(host: str, port: int) -> tuple[str | None, str]:
+    """(a warning for a bind other machines can reach, or None; the `adb connect` line to print).
+
+    A wildcard bind (0.0.0.0, ::) is not an address anyone can connect to: the hint names loopback
+    and, if there is one, this machine's own address.
+    """
+    addresses = _addresses(host)
+    if addresses and all(a.is_loopback for a in addresses):
+        return None, f"connect with:  adb connect {_hostport(host, port)}   (Ctrl-C stops)"
+    warning = (
+        f"warning: listening on {_hostport(host, port)} exposes the simulated phone to the network with no "
+        "authentication: anyone who can reach this port can drive it (use --host 127.0.0.1 to keep it local)"
+    )
+    if addresses and all(a.is_unspecified for a in addresses):
+        local = "::1" if all(a.version == 6 for a in addresses) else "127.0.0.1"
+        own = _this_hosts_address()
+        there = f"; from other machines: adb connect {_hostport(own, port)}" if own else ""
+        return warning, f"connect with:  adb connect {_hostport(local, port)}{there}   (Ctrl-C stops)"
+    return warning, f"connect with:  adb connect {_hostport(host, port)}   (Ctrl-C stops)"
+
+
 @sim_app.command("serve-adb")
 def serve_adb(
     port: int = typer.Option(5599, help="TCP port (outside the 5555-5585 range the adb server scans for emulators)."),
@@ -86,8 +143,14 @@ def serve_adb(
             await bridge.listen()
         except OSError as err:
             raise UserError(f"cannot listen on {host}:{port}: {err.strerror or err}") from None
-        typer.echo(f"guilens sim: serving the simulated phone ({width}x{height}) over ADB on {host}:{bridge.port}")
-        typer.echo(f"connect with:  adb connect {host}:{bridge.port}   (Ctrl-C stops)", err=False)
+        warning, hint = bind_advice(host, bridge.port)
+        typer.echo(
+            f"guilens sim: serving the simulated phone ({width}x{height}) over ADB on "
+            f"{_hostport(host, bridge.port)}"
+        )
+        if warning:
+            typer.secho(warning, fg="yellow", err=True)
+        typer.echo(hint)
         await bridge.serve_forever()
 
     try:

@@ -77,6 +77,7 @@ def _show_scenario(s: Scenario) -> None:
 
 
 def _show_task(s: Scenario, t: Task) -> None:
+    from guilens.scenarios.model import Milestone, MilestoneGroup
     from guilens.scenarios.spec_checks import check_to_data
 
     typer.secho(f"{s.id}:{t.id}" + (f": {t.title}" if t.title else ""), bold=True)
@@ -104,13 +105,13 @@ def _show_task(s: Scenario, t: Task) -> None:
     typer.secho("\nmilestones", bold=True)
     n = 0
     for item in t.milestones:
-        members = getattr(item, "unordered", None)
-        group = list(members) if members is not None else [item]
-        if members is not None:
+        grouped = isinstance(item, MilestoneGroup)
+        group: list[Milestone] = list(item.unordered) if isinstance(item, MilestoneGroup) else [item]
+        if grouped:
             typer.echo("  any order:")
         for m in group:
             n += 1
-            pad = "    " if members is not None else "  "
+            pad = "    " if grouped else "  "
             at = f", step {m.golden_step}" if m.golden_step else ""
             typer.echo(f"{pad}{n}. [{m.id}] {m.text}  ({m.kind}{at})")
             if m.check is not None:

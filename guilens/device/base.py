@@ -42,7 +42,20 @@ class DeviceUnauthorized(DeviceError):
 
 
 class DeviceDisconnected(DeviceError):
-    """The device went away mid-run; the runner pauses on this rather than failing the episode."""
+    """The device went away mid-run; the runner waits for it rather than failing the episode.
+
+    `performed` says whether the request may have reached the phone: False when it
+    certainly did not (the stream never opened: repeating it is safe), None when
+    nobody can tell (the stream was cut midway: a tap may or may not have happened).
+    """
+
+    def __init__(self, message: str, fix: str = "", *, performed: bool | None = None) -> None:
+        super().__init__(message, fix)
+        self.performed = performed
+
+
+class DeviceLost(DeviceDisconnected):
+    """A disconnected device that did not come back within the run's wait (`disconnect_wait_s`)."""
 
 
 class UnsupportedAction(DeviceError):
@@ -67,7 +80,13 @@ class Observation:
 
 @runtime_checkable
 class Device(Protocol):
-    """A phone guilens can drive. `name` is what episodes record (`sim`, `adb:SERIAL`)."""
+    """A phone guilens can drive. `name` is what episodes record (`sim`, `adb:SERIAL`).
+
+    A device that can go away mid-run raises `DeviceDisconnected` and may offer
+    `alive() -> bool` (not part of the protocol: the sim never goes away), which a
+    waiting run polls to go on by itself once the phone answers again; without it
+    only a person's resume ends the wait (`guilens.run.reconnect`).
+    """
 
     name: str
 

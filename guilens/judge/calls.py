@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 from guilens.episode import Usage
+from guilens.episode_model import Retry
+from guilens.llm.errors import clip
 
 T = TypeVar("T")
 DEFAULT_RETRIES = 2
@@ -55,9 +57,21 @@ class Tally:
             else:
                 self.usage = self.usage + resp.usage
 
+    def add_failed(self, err: BaseException) -> None:
+        """A call that raised: it counts as made, and its failed tries (`LLMError.retries`) are kept."""
+        retries = list(getattr(err, "retries", None) or [])
+        with self._lock:
+            self.calls += 1
+            if retries:
+                self.usage = self.usage + Usage(retries=retries)
+
     def note_repair(self, entry: dict[str, Any]) -> None:
+        """A reply sent back to the model: in `details.repairs` with the reply, and in `usage.retries`
+        (as the agent's repairs are) so every retry and repair of a stage is counted in one place."""
         with self._lock:
             self.repairs.append(entry)
+            cause = f"{entry['call']}: {entry['problem']}" if entry.get("call") else str(entry["problem"])
+            self.usage = self.usage + Usage(retries=[Retry(kind="repair", cause=clip(cause), role="judge")])
 
 
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.S | re.I)

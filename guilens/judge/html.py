@@ -16,6 +16,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from guilens.judge.report import RunReport, fmt_metric, headline, time_columns
+from guilens.storage import StorageError, write_atomic
 
 W, H = 360, 220
 PAD_L, PAD_B, PAD_T, PAD_R = 44, 36, 40, 16
@@ -217,12 +218,13 @@ Agent ${m['agent_cost_usd']:.4f}, judge ${m['judge_cost_usd']:.4f}.</div>
 
 
 def write_html(report: RunReport, out_file: str | Path) -> Path:
+    """Write the report to `out_file` atomically; `StorageError` names the file that could not be written."""
     out = Path(out_file)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    text = render_html(report, out)
-    tmp = out.with_name(f".{out.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, out)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise StorageError.of(out.parent, err) from None
+    write_atomic(out, render_html(report, out))
     return out
 
 

@@ -18,7 +18,10 @@ judge) comes back undecided, never guessed.
 
 An attempt that ran out of its step budget is a failure whatever its last
 screen shows (MemGUI-Bench's execution timeout): an agent that wanders onto
-the right page while flailing has not done the task.
+the right page while flailing has not done the task. An attempt that never
+ended (killed mid-run, or still running) is the opposite case: what the agent
+had not yet done is not a failure, so the rules leave it undecided, as the
+report does (`guilens.judge.report`), and only a person's judgement decides it.
 """
 
 from __future__ import annotations
@@ -48,8 +51,14 @@ def _reads_state(task: object) -> bool:
                if m.check is not None for c in iter_checks(m.check))
 
 
+UNFINISHED = ("interrupted", "running")
+"""Attempts that never ended: killed (the reader says `interrupted`) or still going."""
+
+
 def rules_stage(ev: Evidence) -> tuple[StageResult, list[MilestoneState]]:
     result, states = _replay(ev)
+    if ev.episode.status in UNFINISHED:
+        return _unfinished(ev, result), states
     if ev.episode.status != "timeout" or result.decision == "failure":
         return result, states
     budget = f" of {ev.episode.budget} steps" if ev.episode.budget else ""
@@ -61,6 +70,20 @@ def rules_stage(ev: Evidence) -> tuple[StageResult, list[MilestoneState]]:
         "details": {**result.details, "timeout": True, "rules_ok": result.raw},
     })
     return timed_out, states
+
+
+def _unfinished(ev: Evidence, result: StageResult) -> StageResult:
+    """An attempt that never ended is not the agent's failure (nor its success): the rules leave it
+    undecided, saying what they would have said, and the milestones it reached still count."""
+    n = ev.n
+    what = "was interrupted" if ev.episode.status == "interrupted" else "is still running"
+    said = f"; the rules alone would say: {result.reason}" if result.status == "decided" else ""
+    return result.model_copy(update={
+        "status": "undecided", "decision": None,
+        "reason": f"the attempt {what} after {n} step{'s' if n != 1 else ''}, before the agent finished: "
+                  f"left undecided, not made a failure{said}",
+        "details": {**result.details, "unfinished": ev.episode.status, "rules_ok": result.raw},
+    })
 
 
 def _replay(ev: Evidence) -> tuple[StageResult, list[MilestoneState]]:

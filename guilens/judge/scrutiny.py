@@ -106,6 +106,7 @@ def describe(ev: Evidence, client: JudgeModel, *, concurrency: int = 4, max_side
 
     started, tally, prompt = time.perf_counter(), Tally(), load_prompt("describe")
     system = prompt.system()
+    failed: dict[int, str] = {}
 
     def one(i: int) -> dict[str, str] | None:
         before = ev.screen(i)
@@ -116,9 +117,14 @@ def describe(ev: Evidence, client: JudgeModel, *, concurrency: int = 4, max_side
         panel = action_panel(before, ev.screen(i + 1), s.action, max_side)
         content = [{"type": "text", "text": prompt.user(task=ev.task_text, action_type=kind, action_detail=detail)},
                    image_block(panel, max_side)]
-        return ask_json(client, system=system, content=content, parse=_parse_description, tally=tally,
-                        shape='a JSON object with "action_description" and "ui_description"', max_tokens=500,
-                        retries=retries, label=f"step {i}")
+        try:
+            return ask_json(client, system=system, content=content, parse=_parse_description, tally=tally,
+                            shape='a JSON object with "action_description" and "ui_description"', max_tokens=500,
+                            retries=retries, label=f"step {i}")
+        except Exception as err:  # the API down for this step: the others may still be described
+            failed[i] = f"{type(err).__name__}: {err}"
+            tally.add_failed(err)
+            return None
 
     indexes = list(range(ev.n))
     with ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="judge-describe") as pool:
@@ -130,10 +136,15 @@ def describe(ev: Evidence, client: JudgeModel, *, concurrency: int = 4, max_side
         details["missing"] = missing
     if why:
         details["for"] = why
+    errors = [f"step {i}: {failed[i]}" for i in sorted(failed)]
     common = _common("describe", tally, client, prompt.ref, started, sorted(descriptions), details)
+    if failed and not descriptions:
+        return StageResult(status="error", reason=f"no step could be described ({errors[0]})", errors=errors,
+                           **common)  # type: ignore[arg-type]
     reason = f"described {len(descriptions)} of {ev.n} steps" + (
-        f"; steps {', '.join(map(str, missing))} have no description" if missing else "")
-    return StageResult(status="done", reason=reason, **common)  # type: ignore[arg-type]
+        f"; steps {', '.join(map(str, missing))} have no description" if missing else "") + (
+        f" ({len(failed)} failed: {errors[0]})" if failed else "")
+    return StageResult(status="done", reason=reason, errors=errors, **common)  # type: ignore[arg-type]
 
 
 def formatted_steps(ev: Evidence, desc: StageResult | None) -> str:

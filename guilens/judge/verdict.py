@@ -13,11 +13,13 @@ the report, the TUI's replay screen and people's scripts read these files.
 from __future__ import annotations
 
 from datetime import datetime
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from guilens.episode import Usage
+from guilens.storage import write_atomic
 
 VERDICT_SCHEMA_VERSION = 1
 
@@ -44,6 +46,20 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="allow")
 
 
+class StageRun(_Model):
+    """An earlier run of a stage in the same judgement. A stage runs again when a later one needs it
+    (IRR asks for step descriptions that progressive scrutiny could not make); the stage's own fields
+    hold its last run, and the runs before it stay here, so a failure is not overwritten by a success."""
+
+    status: StageStatus
+    reason: str = ""
+    purpose: str = ""
+    """What asked for this run: `scrutiny` (its own place in the pipeline) or a later stage (`irr`)."""
+    calls: int = 0
+    usage: Usage = Field(default_factory=Usage)
+    duration_s: float = 0.0
+
+
 class StageResult(_Model):
     stage: StageName
     status: StageStatus
@@ -64,7 +80,29 @@ class StageResult(_Model):
     """Prompt file and version, e.g. `triage@1`."""
     duration_s: float = 0.0
     details: dict[str, Any] = Field(default_factory=dict)
-    """Stage-specific evidence: milestone states, step descriptions, required steps, IRR units, retries."""
+    """Stage-specific evidence: milestone states, step descriptions, required steps, IRR units, repairs."""
+    errors: list[str] = Field(default_factory=list)
+    """Every error the stage met in this judgement, in any of its runs, one line each: the stage
+    breaking (`status` error) or part of it (one step's description). A verdict with errors is
+    never reused: judging again retries what failed."""
+    runs: list[StageRun] = Field(default_factory=list)
+    """The stage's earlier runs in this judgement, oldest first (empty when it ran once). `usage`,
+    `calls` and `errors` above count every run."""
+
+    def rerun(self, earlier: StageResult) -> StageResult:
+        """This run of the stage, keeping `earlier` (and the runs before it) on the record."""
+        purpose = str(earlier.details.get("for") or "")
+        if not purpose:
+            purpose = "irr" if earlier.stage == "irr" else "scrutiny"
+        before = StageRun(status=earlier.status, reason=earlier.reason, purpose=purpose, calls=earlier.calls,
+                          usage=earlier.usage, duration_s=earlier.duration_s)
+        return self.model_copy(update={
+            "runs": [*earlier.runs, before, *self.runs],
+            "errors": [*earlier.errors, *self.errors],
+            "usage": earlier.usage + self.usage,
+            "calls": earlier.calls + self.calls,
+            "cached_calls": earlier.cached_calls + self.cached_calls,
+        })
 
 
 class MilestoneState(_Model):
@@ -124,6 +162,15 @@ class Verdict(_Model):
             if s.stage == name:
                 return s
         return None
+
+
+def save_verdict(directory: Path, verdict: Verdict) -> Path:
+    """Write `verdict.json` into an attempt directory, atomically (several judges may write at once:
+    the temporary file is this process's own). Raises `StorageError` naming the file; a failed write
+    leaves neither a temporary file nor a torn verdict."""
+    path = Path(directory) / "verdict.json"
+    write_atomic(path, verdict.model_dump_json(indent=2), unique=True)
+    return path
 
 
 def register_schemas(schema_kind: Any) -> None:

@@ -1,5 +1,5 @@
 """The end of an attempt: the final state, the success rules, lessons for the next attempt, the
-last write of the record.
+last write of the record (a write that fails is the attempt's `fault`, which stops the run).
 
 Kept apart from the step loop (`guilens.run.attempt`) because none of it runs
 per step: it reads what the loop left (`AttemptRunner`'s episode, recorder,
@@ -15,6 +15,7 @@ from guilens.agents.base import lessons_of
 from guilens.episode import Usage
 from guilens.run.types import AttemptOutcome
 from guilens.scenarios.checks import CheckContext, success
+from guilens.storage import StorageError
 
 if TYPE_CHECKING:
     from guilens.device.base import Observation
@@ -76,5 +77,9 @@ def close_attempt(run: AttemptRunner, status: str, error: str | None, obs: Obser
         if extra.input_tokens or extra.output_tokens or extra.cost_usd:
             ep.tokens = ep.tokens + extra
             ep.cost_usd = round(ep.tokens.cost_usd, 6)
-        rec.write_episode()
+        rec.save_episode()
+    if run.fault is None and isinstance(rec.fault, StorageError):
+        run.fault = rec.fault  # the final screen or state could not be written
+    if run.fault is None and rec.unmarked:
+        run.fault = rec.unmarked
     return AttemptOutcome(ep, list(rec.steps), run.tracker, final_state, run.answer, run.memory, lessons)

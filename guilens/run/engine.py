@@ -11,23 +11,40 @@ cut short is recorded `aborted`.
 Each device runs under a label (`guilens.run.workers`): `sim`, or `sim-1` and
 `sim-2` when two sims share a run. It is the episode's `device`, so observers
 tell the devices' events apart and the record says which phone ran what.
+
+A phone that goes away is waited for up to `disconnect_wait_s` (the plan's setting
+unless given), mid-episode (`guilens.run.attempt`) and while a task is set up
+alike (`guilens.run.reconnect`). One that does not come back is `lost`: its
+attempt ends `error`, the tasks left for it are recorded `error` without running
+(a batch's other phones take what they can), run.json's warnings say which phone
+and why, and the run ends `error`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import queue
 import threading
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from guilens.control import Cancelled, ObserverList, QuestionChannel, RunControl
-from guilens.device.base import DeviceError
+from guilens.device.base import DeviceDisconnected, DeviceError
 from guilens.episode import Episode, Recorder, Timings, now
 from guilens.run.attempt import AttemptRunner
-from guilens.run.store import MemoryStore, RunRecord, make_run_dir, save_scenario
-from guilens.run.types import AttemptOutcome, AttemptSpec, instruction_for, template_values
+from guilens.run.reconnect import GonePhones
+from guilens.run.sequence import SequenceMixin
+from guilens.run.store import MemoryStore, RunFiles, RunRecord
+from guilens.run.types import (
+    AttemptOutcome,
+    AttemptSpec,
+    RunResult,
+    TaskResult,
+    instruction_for,
+    template_values,
+)
 from guilens.run.workers import Worker, close_workers, open_workers
+from guilens.storage import Reserve, StorageError
 
 if TYPE_CHECKING:
     from guilens.device.base import Device
@@ -36,37 +53,7 @@ if TYPE_CHECKING:
     from guilens.users import SimUser
 
 
-@dataclass
-class TaskResult:
-    task: str
-    status: str
-    """`success` if any attempt succeeded, else the last attempt's status (or `blocked`)."""
-    attempts: list[Episode] = field(default_factory=list)
-    first_success: int | None = None
-    values: dict[str, str] = field(default_factory=dict)
-    """Values this task handed on (sequences)."""
-    last: AttemptOutcome | None = field(default=None, repr=False)
-    """The last attempt's outcome (final state and answer: where a sequence's values come from)."""
-
-
-@dataclass
-class RunResult:
-    run_dir: Path
-    tasks: dict[str, TaskResult]
-    cancelled: bool = False
-    interrupted: bool = False
-    """Stopped by Ctrl-C (the CLI exits 130)."""
-
-    @property
-    def episodes(self) -> list[Episode]:
-        return [ep for r in self.tasks.values() for ep in r.attempts]
-
-    @property
-    def succeeded(self) -> int:
-        return sum(1 for r in self.tasks.values() if r.status == "success")
-
-
-class Runner:
+class Runner(SequenceMixin):
     """Runs a `RunPlan`. The TUI gives its own observer, control and channel."""
 
     def __init__(
@@ -76,16 +63,24 @@ class Runner:
         observers: list[Any] | None = None,
         control: RunControl | None = None,
         channel: QuestionChannel | None = None,
-        pause_on_disconnect: bool = False,
+        disconnect_wait_s: float | None = None,
     ) -> None:
         self.plan = plan
         self.observers = ObserverList(observers)
         self.control = control if control is not None else RunControl()
         self.channel = channel if channel is not None else QuestionChannel()
-        self.pause_on_disconnect = pause_on_disconnect
+        self.wait_s = plan.settings.disconnect_wait_s if disconnect_wait_s is None else disconnect_wait_s
+        """How long a phone that went away is waited for (`Settings.disconnect_wait_s`)."""
+        self.phones = GonePhones(self.control, self.wait_s)
+        """Waits for phones gone while a task is set up; knows those that did not come back."""
         self.run_dir: Path | None = None
         self.record: RunRecord | None = None
         self.memory: MemoryStore | None = None
+        self.reserve: Reserve | None = None
+        self.fault: StorageError | None = None
+        """The write that stopped the run (a full or read-only disk), if one did."""
+        self.unmarked: list[StorageError] = []
+        """Ends that could not be written: an episode.json or run.json left saying `running`."""
         self._workers: list[Worker] = []
         self._active: AttemptRunner | None = None
         self._lock = threading.Lock()
@@ -115,14 +110,18 @@ class Runner:
 
     # -- the run ---------------------------------------------------------------------------------
     def run(self) -> RunResult:
-        """Run the plan to the end (or until cancelled). Raises `DeviceError` if a device cannot be opened."""
+        """Run the plan to the end (or until cancelled). Raises `DeviceError` if a device cannot be opened,
+        `StorageError` if the run cannot be recorded (the run stops at the first write that fails)."""
         plan = self.plan
         user = plan.make_user(channel=self.channel, control=self.control)
         self._workers = open_workers(plan, channel=self.channel, control=self.control)  # before the run directory: an unusable device leaves nothing
-        self.run_dir = make_run_dir(plan.out, plan.run_id)
-        save_scenario(self.run_dir, plan.scenario)  # the judge reads this copy, not a pack edited since
-        self.record = RunRecord(self.run_dir, plan)
-        self.memory = MemoryStore(self.run_dir / "ltm")
+        try:
+            files = RunFiles(plan)
+        except BaseException:
+            close_workers(self._workers)
+            raise
+        self.run_dir, self.record, self.memory, self.reserve = files.dir, files.record, files.memory, files.reserve
+        self.phones.record = self.record
         self.observers.on_run_started(self.run_dir, len(plan.tasks))
         self.observers.on_devices([w.label for w in self._workers])
         status = "completed"
@@ -139,16 +138,23 @@ class Runner:
                 self._run_batch(user)
             if self.control.cancelled:
                 status = "cancelled"
+            elif self.phones.lost:
+                status = "error"  # tasks were left unrun: run.json's warnings say which phone and why
         except BaseException as err:
             status = "interrupted" if isinstance(err, KeyboardInterrupt) else "error"
-            if self.record is not None and not isinstance(err, KeyboardInterrupt):
-                self.record.warn(f"run stopped: {type(err).__name__}: {err}")
+            if isinstance(err, StorageError):
+                self.fault = err
+                self.record.try_warn(f"run stopped: {err}")
+            elif not isinstance(err, KeyboardInterrupt):
+                self.record.try_warn(f"run stopped: {type(err).__name__}: {err}")
             raise
         finally:
             self.channel.withdraw_all()
             close_workers(self._workers)
             model = next((w.agent.model for w in self._workers if getattr(w.agent, "model", None)), None)
-            self.record.finish(status if not self._interrupted else "interrupted", model=model)
+            unmarked = files.close(status if not self._interrupted else "interrupted", model=model)
+            if unmarked is not None:
+                self.unmarked.append(unmarked)
             self.observers.on_run_finished([ep for r in self._results.values() for ep in r.attempts])
         return RunResult(self.run_dir, dict(self._results), cancelled=self.control.cancelled,
                          interrupted=self._interrupted)
@@ -193,10 +199,16 @@ class Runner:
                     return
                 try:
                     self._run_task(worker, user, task)
+                    if worker.label in self.phones.lost:
+                        return  # the other phones take the tasks left
+                except StorageError as err:  # the disk: every device stops
+                    errors.append(err)
+                    self.control.cancel()
+                    return
                 except BaseException as err:  # a device that died: record it, let the others go on
                     errors.append(err)
                     assert self.record is not None
-                    self.record.warn(f"{worker.label}: {type(err).__name__}: {err}")
+                    self.record.try_warn(f"{worker.label}: {type(err).__name__}: {err}")
                     return
 
         threads = [threading.Thread(target=work, args=(w,), name=f"run-{i}-{w.device.name}", daemon=True)
@@ -212,6 +224,12 @@ class Runner:
             self.control.cancel()  # every worker stops within a step and records its attempt as aborted
             for th in threads:
                 th.join()
+        fault = next((e for e in errors if isinstance(e, StorageError)), None)
+        if fault is not None:
+            raise fault
+        lost = next((w for w in self._workers if w.label in self.phones.lost), None)
+        while lost is not None and not self.control.cancelled and not todo.empty():  # every phone is gone
+            self._run_task(lost, user, todo.get_nowait())
         if errors and not self._results:
             raise errors[0]
 
@@ -231,6 +249,8 @@ class Runner:
     def _set_clock(self, device: Device, when: Any) -> None:
         try:
             device.set_clock(when)
+        except DeviceDisconnected:
+            raise  # waited for by `GonePhones.set_up`
         except DeviceError as err:
             assert self.record is not None
             label = next((w.label for w in self._workers if w.device is device), getattr(device, "name", "device"))
@@ -251,11 +271,19 @@ class Runner:
         result = TaskResult(task.id, "running")
         with self._lock:
             self._results[task.id] = result
+        lost = self.phones.lost.get(worker.label)
+        if lost is not None:  # the phone went away for good earlier in the run
+            self._record_unrun(result, task, 1, "error", f"device: not run, the phone is gone ({lost})",
+                               values or {}, sequence_index, worker.label)
+            self._close_task(result)
+            return result
         snap = None
         for n in range(1, plan.attempts + 1):
             if self.control.cancelled:
                 break
-            try:  # a phone that cannot be set up fails this task, not the run
+
+            def set_up(n: int = n) -> None:
+                nonlocal snap
                 if n == 1 and not prepared:
                     self._prepare(device, task)
                 if n == 1 and plan.attempts > 1:
@@ -265,6 +293,9 @@ class Runner:
                         device.restore(snap)
                     else:
                         self._prepare(device, task)
+
+            try:  # a phone that cannot be set up fails this task, not the run
+                self.phones.set_up(device, worker.label, f"setting up {task.id}", set_up)
             except DeviceError as err:
                 self._record_unrun(result, task, n, "error", f"device: setting up the task failed: {err}",
                                    values or {}, sequence_index, worker.label)
@@ -277,12 +308,22 @@ class Runner:
                 sequence_index=sequence_index, seed=plan.seed, want_lessons=more,
             )
             runner = AttemptRunner(spec, device=device, agent=worker.agent, user=user, observers=self.observers,
-                                   control=self.control, channel=self.channel,
-                                   pause_on_disconnect=self.pause_on_disconnect, label=worker.label)
+                                   control=self.control, channel=self.channel, disconnect_wait_s=self.wait_s,
+                                   label=worker.label, reserve=self.reserve)
             worker.current = runner
             self._active = runner
             outcome = runner.run()
+            if runner.recorder is not None and runner.recorder.unmarked is not None:
+                self.unmarked.append(runner.recorder.unmarked)
+            if runner.fault is not None:  # the disk failed: no lessons or memory to write, the run stops
+                result.attempts.append(outcome.episode)
+                with contextlib.suppress(StorageError):  # run.json's end is written again as the run stops
+                    self._close_task(result)
+                raise runner.fault
             self._after_attempt(result, outcome, stream, n)
+            if runner.lost is not None:
+                self.phones.mark_lost(worker.label, runner.lost)
+                break
             if outcome.status == "aborted":
                 if "keyboard" in (outcome.episode.error or ""):
                     self._interrupted = True
@@ -318,83 +359,6 @@ class Runner:
         })
         self.observers.on_task_finished(result.task, result.status)
 
-    # -- a persistent day ------------------------------------------------------------------------------
-    def _run_sequence(self, worker: Worker, user: SimUser) -> None:
-        from guilens.scenarios.checks import extract_value
-
-        plan, device = self.plan, worker.device
-        scenario = plan.scenario
-        assert self.record is not None
-        load = getattr(device, "load_setup", None)
-        if callable(load):
-            load(dict(scenario.setup))
-        values: dict[str, str] = {}
-        outcomes: dict[str, str] = {}
-        if plan.prefix:
-            values = self._replay_prefix(device, values)
-            outcomes.update({t.id: "success" for t in plan.prefix})
-        index0 = len(plan.prefix)
-        for i, task in enumerate(plan.tasks):
-            if self.control.cancelled:
-                break
-            failed = [d for d in task.depends_on if outcomes.get(d) != "success"]
-            if failed:
-                outcomes[task.id] = "blocked"
-                self._record_blocked(task, failed, outcomes, values, index0 + i)
-                # A task that did not run hands on what it would have when done right, as a failed one
-                # does, so later instructions are still filled (their own prerequisites decide if they run).
-                values.update({name: src.expected for name, src in task.outputs.items()})
-                continue
-            if not self._ready(task, i + 1, len(plan.tasks), values):
-                outcomes[task.id] = "skipped"  # its dependents are blocked, as after a failure
-                values.update({name: src.expected for name, src in task.outputs.items()})
-                continue
-            when = scenario.when(task)
-            if when is not None:
-                self._set_clock(device, when)
-            result = self._run_task(worker, user, task, values=dict(values), sequence_index=index0 + i,
-                                    stream=scenario.id, prepared=True)
-            outcomes[task.id] = result.status
-            last = result.last
-            for name, src in task.outputs.items():
-                got = extract_value(src, last.final_state, last.answer) if last is not None else None
-                values[name] = got if got is not None else src.expected
-                result.values[name] = values[name]
-            if result.values:
-                self.record.task_result(task.id, {**self.record.data["results"].get(task.id, {}),
-                                                  "values": dict(result.values)})
-
-    def _replay_prefix(self, device: Device, values: dict[str, str]) -> dict[str, str]:
-        """Bring the day up to the first selected task by playing the earlier tasks' references."""
-        from guilens.scenarios.checks import extract_value
-        from guilens.scenarios.reference import run_reference
-
-        assert self.record is not None
-        scenario = self.plan.scenario
-        for task in self.plan.prefix:
-            when = scenario.when(task)
-            if when is not None:
-                self._set_clock(device, when)
-            run = run_reference(task, device, "L0", values=dict(values))
-            if not run.ok:
-                self.record.warn(f"replaying earlier task {task.id!r}: {run.summary()}")
-            state = device.state()
-            for name, src in task.outputs.items():
-                got = extract_value(src, state, run.answer)
-                values[name] = got if got is not None else src.expected
-        return values
-
-    def _record_blocked(self, task: Task, failed: list[str], outcomes: dict[str, str],
-                        values: dict[str, str], index: int) -> None:
-        """A dependent of a failed prerequisite: recorded as `blocked`, not run."""
-        why = ", ".join(f"{d} ({outcomes.get(d, 'not run')})" for d in failed)
-        result = TaskResult(task.id, "blocked")
-        with self._lock:
-            self._results[task.id] = result
-        self._record_unrun(result, task, 1, "blocked", f"prerequisite failed: {why}", values, index,
-                           self._workers[0].label)
-        self._close_task(result)
-
     def _record_unrun(self, result: TaskResult, task: Task, n: int, status: str, error: str,
                       values: dict[str, str], index: int | None, device: str) -> None:
         """An attempt that could not start (blocked, or the phone could not be set up): an episode with no steps."""
@@ -408,6 +372,9 @@ class Runner:
             timings=Timings(started_at=now()),
         )
         ep.values = template_values(task, values)
-        ep = Recorder(self._attempt_dir(task, n), ep).finish(status, error=error)  # type: ignore[arg-type]
+        rec = Recorder(self._attempt_dir(task, n), ep, reserve=self.reserve)
+        ep = rec.finish(status, error=error)  # type: ignore[arg-type]
+        if rec.unmarked is not None:
+            raise rec.unmarked
         result.attempts.append(ep)
         self.observers.on_attempt_finished(ep)

@@ -23,13 +23,13 @@ killed mid-step); readers take a missing file as "no state recorded there".
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from guilens.scenarios.spec_checks import ElementCheck, ScreenTextCheck, StateCheck, iter_checks
+from guilens.storage import StorageError, reason, write_atomic
 
 STATE_DIR = "state"
 
@@ -93,7 +93,11 @@ class StateLog:
         if self._path is None:  # else the phone is unchanged since an earlier step, whose file serves
             rel = state_path(index)
             if self._pool is None:
-                (self.dir / STATE_DIR).mkdir(parents=True, exist_ok=True)
+                try:
+                    (self.dir / STATE_DIR).mkdir(parents=True, exist_ok=True)
+                except OSError as err:
+                    self.error = f"could not make {STATE_DIR}/: {reason(err)}"
+                    return None
                 self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="state")
             self._pool.submit(self._write, self._state, rel)
             self._path = rel
@@ -115,12 +119,12 @@ class StateLog:
         return f"{head[:-1]}{',' if len(head) > 2 else ''}\"apps\":{{{','.join(parts)}}}}}"
 
     def _write(self, state: dict[str, Any], rel: str) -> None:
-        path = self.dir / rel
-        tmp = path.with_name(f".{path.name}.tmp")
         try:
-            tmp.write_text(self._encode(state), encoding="utf-8")
-            os.replace(tmp, path)
-        except (OSError, TypeError, ValueError) as err:
+            write_atomic(self.dir / rel, self._encode(state))  # a failed write leaves no temporary file
+        except StorageError as err:
+            if self.error is None:
+                self.error = f"could not write {rel}: {err.why}"
+        except (TypeError, ValueError) as err:
             if self.error is None:
                 self.error = f"could not write {rel}: {err}"
 

@@ -2,7 +2,8 @@
 
 `run.json` says what was run (command, agent, model, devices, level, k) and,
 as tasks end, how each went; it is rewritten atomically at every change, so a
-run killed at any point leaves a readable one. `ltm/` holds what an agent
+run killed at any point leaves a readable one. Every write goes through
+`guilens.storage`: a full or read-only disk is a `StorageError` naming the file. `ltm/` holds what an agent
 carries from attempt to attempt and from task to task: its app-tagged LTM
 entries and the lessons it drew from failures (pass@k), one JSON file per
 memory stream (a task, or a whole sequence). `scenario.json` is the scenario
@@ -21,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from guilens.episode import LTMEntry
+from guilens.storage import RESERVE_NAME, Reserve, StorageError, write_atomic
 
 if TYPE_CHECKING:
     from guilens.run.plan import RunPlan
@@ -30,43 +32,50 @@ SCENARIO_COPY = "scenario.json"
 """The run's copy of its scenario, at the run root (`guilens.judge.inputs` looks for it there)."""
 
 
-def _atomic_json(path: Path, data: Any) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(json.dumps(data, indent=2, default=str), encoding="utf-8")
-    os.replace(tmp, path)
+def _atomic_json(path: Path, data: Any, reserve: Reserve | None = None) -> None:
+    write_atomic(path, json.dumps(data, indent=2, default=str), reserve=reserve)
 
 
 def make_run_dir(out: Path, run_id: str) -> Path:
-    """`<out>/<run-id>`, with `-2`, `-3`, ... when a run of that name exists (same second)."""
-    out.mkdir(parents=True, exist_ok=True)
+    """`<out>/<run-id>`, with `-2`, `-3`, ... when a run of that name exists (same second).
+    Raises `StorageError` naming the folder that could not be made."""
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise StorageError.of(out, err) from None
     for n in range(1, 1000):
         path = out / (run_id if n == 1 else f"{run_id}-{n}")
         try:
             path.mkdir()
         except FileExistsError:
             continue
+        except OSError as err:
+            raise StorageError.of(path, err) from None
         return path
-    raise OSError(f"cannot make a run directory for {run_id} in {out}")
+    raise StorageError(out, f"cannot make a run directory for {run_id}: 999 of that name exist")
 
 
 def save_scenario(run_dir: Path, scenario: Any) -> Path:
     """Write `<run>/scenario.json`: the whole scenario (a sequence's earlier tasks too), validated
     on reading by the same model, so templates, checks and user slots stay as they were run."""
     path = run_dir / SCENARIO_COPY
-    tmp = path.with_name(f".{path.name}.tmp")
     # pydantic's own encoder: a few ms for the largest built-in pack, where json.dumps takes four times that
-    tmp.write_text(scenario.model_dump_json(by_alias=True, exclude_none=True, indent=1), encoding="utf-8")
-    os.replace(tmp, path)
+    write_atomic(path, scenario.model_dump_json(by_alias=True, exclude_none=True, indent=1))
     return path
 
 
 class RunRecord:
-    """`run.json`: thread-safe, rewritten whole on every change."""
+    """`run.json`: thread-safe, rewritten whole on every change. A write that fails raises
+    `StorageError` mid-run; at the end (`finish`, `try_warn`) it is kept in `unmarked` instead,
+    for the command to report, after the run's `reserve` was given up for it on a full disk."""
 
-    def __init__(self, run_dir: Path, plan: RunPlan) -> None:
+    def __init__(self, run_dir: Path, plan: RunPlan, *, reserve: Reserve | None = None) -> None:
         from guilens import __version__
 
         self.path = run_dir / "run.json"
+        self.reserve = reserve
+        self.unmarked: StorageError | None = None
+        """Why the last write of run.json failed, if it did (the run's end is not on disk)."""
         self._lock = threading.Lock()
         self.data: dict[str, Any] = {
             "schema_version": RUN_SCHEMA_VERSION,
@@ -101,7 +110,22 @@ class RunRecord:
 
     def write(self) -> None:
         with self._lock:
-            _atomic_json(self.path, self.data)
+            _atomic_json(self.path, self.data, self.reserve)
+
+    def _save(self) -> None:
+        """`write` that keeps a failure in `unmarked` rather than raising it (the end of a run)."""
+        try:
+            self.write()
+        except StorageError as err:
+            self.unmarked = err
+        else:
+            self.unmarked = None
+
+    def try_warn(self, text: str) -> None:
+        """`warn` for a run that is stopping: a failure to write is kept in `unmarked`, not raised."""
+        with self._lock:
+            self.data["warnings"].append(text)
+        self._save()
 
     def set(self, **fields: Any) -> None:
         with self._lock:
@@ -125,7 +149,33 @@ class RunRecord:
             if model and not self.data.get("model"):
                 self.data["model"] = model
             self.data["pid"] = None
-        self.write()
+        self._save()
+
+
+class RunFiles:
+    """The run directory and its own files, made together at the start and closed together at the end.
+
+    Made after the devices opened, so an unusable device leaves nothing; a folder that cannot be
+    made, or a scenario copy or `run.json` that cannot be written, is a `StorageError` with nothing
+    half made left to mark. The `reserve` is room kept back on the run's disk (`guilens.storage`).
+    """
+
+    def __init__(self, plan: RunPlan) -> None:
+        self.dir = make_run_dir(plan.out, plan.run_id)
+        self.reserve = Reserve(self.dir / RESERVE_NAME)
+        try:
+            save_scenario(self.dir, plan.scenario)  # the judge reads this copy, not a pack edited since
+            self.record = RunRecord(self.dir, plan, reserve=self.reserve)
+            self.memory = MemoryStore(self.dir / "ltm")
+        except BaseException:
+            self.reserve.release()
+            raise
+
+    def close(self, status: str, *, model: str | None = None) -> StorageError | None:
+        """Mark `run.json` ended with `status` and give the reserve back; the write that failed, if one did."""
+        self.record.finish(status, model=model)
+        self.reserve.release()
+        return self.record.unmarked
 
 
 class MemoryStore:
@@ -136,7 +186,10 @@ class MemoryStore:
 
     def __init__(self, directory: Path) -> None:
         self.dir = directory
-        self.dir.mkdir(parents=True, exist_ok=True)
+        try:
+            self.dir.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            raise StorageError.of(directory, err) from None
         self._lock = threading.Lock()
         self._ltm: dict[str, list[LTMEntry]] = {}
         self._lessons: dict[str, list[str]] = {}

@@ -89,3 +89,33 @@ class Feedback:
     error: str | None = None
     user_answer: str | None = None
     history: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class TaskResult:
+    task: str
+    status: str
+    """`success` if any attempt succeeded, else the last attempt's status (or `blocked`)."""
+    attempts: list[Episode] = field(default_factory=list)
+    first_success: int | None = None
+    values: dict[str, str] = field(default_factory=dict)
+    """Values this task handed on (sequences)."""
+    last: AttemptOutcome | None = field(default=None, repr=False)
+    """The last attempt's outcome (final state and answer: where a sequence's values come from)."""
+
+
+@dataclass
+class RunResult:
+    run_dir: Path
+    tasks: dict[str, TaskResult]
+    cancelled: bool = False
+    interrupted: bool = False
+    """Stopped by Ctrl-C (the CLI exits 130)."""
+
+    @property
+    def episodes(self) -> list[Episode]:
+        return [ep for r in self.tasks.values() for ep in r.attempts]
+
+    @property
+    def succeeded(self) -> int:
+        return sum(1 for r in self.tasks.values() if r.status == "success")

@@ -10,6 +10,7 @@ errors of the branch the file evidently meant.
 
 from __future__ import annotations
 
+import re
 import types
 import typing
 from dataclasses import dataclass
@@ -18,7 +19,36 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, Discriminator, ValidationError
 
-PathT = tuple[str | int, ...]
+from guilens.scenarios.yamlpos import PathT, node_at, path_at, position
+
+__all__ = ["PathT", "Problem", "ScenarioError", "clip", "make_problem", "node_at", "path_at", "position",
+           "problems_from_validation", "tidy"]
+
+SHOWN = 60
+"""A value echoed in a message is cut to about this many characters, saying how long it was."""
+_RUN = re.compile(r"\S{121,}")
+_QUOTED = re.compile(r"'[^'…]{200,}'|\"[^\"…]{200,}\"")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def clip(text: Any, limit: int = SHOWN) -> str:
+    """`text` at most about `limit` characters; a cut one ends in `…` and says how long it was."""
+    s = str(text)
+    if len(s) <= limit:
+        return s
+    return f"{s[: max(1, limit - 1)]}… ({len(s):,} characters)"
+
+
+def tidy(message: str) -> str:
+    """The last guard on a message: one line, no control characters, no value longer than a screen.
+
+    Values are cut where they are echoed (`_short`); this catches what a check's own message
+    quotes whole (a 1 MB `mirror_of`), whatever its shape.
+    """
+    one = _CONTROL.sub(" ", message)
+    one = _QUOTED.sub(lambda m: f"{m[0][:SHOWN]}…{m[0][0]} ({len(m[0]) - 2:,} characters)", one)
+    one = _RUN.sub(lambda m: f"{m[0][:80]}… ({len(m[0]):,} characters)", one)
+    return one if len(one) <= 600 else f"{one[:599]}… (the message is {len(one):,} characters)"
 
 
 @dataclass(frozen=True)
@@ -31,24 +61,37 @@ class Problem:
     column: int | None = None
 
     def __str__(self) -> str:
-        where = self.file
+        where = tidy(self.file)
         if self.line is not None:
             where += f":{self.line}" + (f":{self.column}" if self.column is not None else "")
         parts = [where]
         if self.task is not None:
-            parts.append(f"task {self.task!r}")
-        shown = show_path(self.path)
+            parts.append(f"task {clip(self.task, 40)!r}")
+        path = tuple(clip(p, 40) if isinstance(p, str) else p for p in self.path)
+        shown = show_path(path) if len(path) <= 12 else (
+            f"{show_path(path[:4])} ... {show_path(path[-2:]).lstrip('.')} ({len(path)} levels)")
         if shown:
-            parts.append(shown)
-        return ": ".join(parts) + ": " + self.message
+            parts.append(tidy(shown))
+        return ": ".join(parts) + ": " + tidy(self.message)
+
+
+MAX_PROBLEMS = 100
+"""Problems listed per error, at most; a file broken everywhere gets a count of the rest."""
 
 
 class ScenarioError(ValueError):
-    """A scenario that cannot be used; `problems` lists every problem found, one line each."""
+    """A scenario that cannot be used; `problems` lists the problems found (at most `MAX_PROBLEMS`,
+    then one line counting the rest), one line each."""
 
     def __init__(self, problems: list[Problem] | list[str]) -> None:
-        self.problems: list[str] = [str(p) for p in problems]
-        self.details: list[Problem] = [p for p in problems if isinstance(p, Problem)]
+        shown = list(problems[:MAX_PROBLEMS])
+        self.problems: list[str] = [str(p) for p in shown]
+        self.details: list[Problem] = [p for p in shown if isinstance(p, Problem)]
+        if len(problems) > MAX_PROBLEMS:
+            first = problems[0]
+            file = first.file if isinstance(first, Problem) else str(first).split(":", 1)[0]
+            self.problems.append(str(Problem(file=file, message=f"... and {len(problems) - MAX_PROBLEMS:,} more "
+                                             f"problems (the first {MAX_PROBLEMS} are listed)")))
         n = len(self.problems)
         head = "1 problem" if n == 1 else f"{n} problems"
         super().__init__(f"{head}:\n" + "\n".join(f"  {p}" for p in self.problems))
@@ -59,46 +102,6 @@ def show_path(path: PathT) -> str:
     for p in path:
         out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
     return out
-
-
-# --- YAML positions --------------------------------------------------------------------------
-
-
-def node_at(root: yaml.Node | None, path: PathT) -> tuple[yaml.Node | None, bool]:
-    """The YAML node at a path (or its deepest existing ancestor); the flag says whether it was reached."""
-    cur = root
-    for p in path:
-        if isinstance(cur, yaml.MappingNode):
-            nxt = next((v for k, v in cur.value if getattr(k, "value", None) == p), None)
-        elif isinstance(cur, yaml.SequenceNode) and isinstance(p, int) and 0 <= p < len(cur.value):
-            nxt = cur.value[p]
-        else:
-            nxt = None
-        if nxt is None:
-            return cur, False
-        cur = nxt
-    return cur, True
-
-
-def key_node(root: yaml.Node | None, path: PathT) -> yaml.Node | None:
-    """The node of the key itself (for an unknown key), not its value."""
-    if not path:
-        return root
-    parent, ok = node_at(root, path[:-1])
-    if ok and isinstance(parent, yaml.MappingNode):
-        for k, _ in parent.value:
-            if getattr(k, "value", None) == path[-1]:
-                return k
-    return None
-
-
-def position(root: yaml.Node | None, path: PathT, *, key: bool = False) -> tuple[int | None, int | None]:
-    node = key_node(root, path) if key else None
-    if node is None:
-        node, _ = node_at(root, path)
-    if node is None:
-        return None, None
-    return node.start_mark.line + 1, node.start_mark.column + 1
 
 
 # --- walking model types along a pydantic location -------------------------------------------
@@ -117,9 +120,9 @@ def _strip(t: Any) -> Any:
             t = args[0]
             continue
         if origin in (typing.Union, types.UnionType):
-            args = [a for a in typing.get_args(t) if a is not type(None)]
-            if len(args) == 1:
-                t = args[0]
+            members = [a for a in typing.get_args(t) if a is not type(None)]
+            if len(members) == 1:
+                t = members[0]
                 continue
         return t
 
@@ -240,7 +243,7 @@ def _message(err: dict[str, Any], t_parent: Any) -> str:
         allowed = model_keys(t_parent) if isinstance(t_parent, type) and issubclass(t_parent, BaseModel) else []
         return f"unknown key; allowed keys here: {', '.join(allowed)}" if allowed else "unknown key"
     if typ == "literal_error":
-        return f"{inp!r} is not allowed; use one of {err.get('ctx', {}).get('expected', '')}"
+        return f"{_short(inp)} is not allowed; use one of {err.get('ctx', {}).get('expected', '')}"
     if typ in ("check_kind", "step_kind"):
         got = f" (got keys: {', '.join(map(str, inp))})" if isinstance(inp, dict) and inp else (
             f" (got {inp!r})" if not isinstance(inp, dict) else " (got an empty mapping)")
@@ -254,16 +257,23 @@ def _message(err: dict[str, Any], t_parent: Any) -> str:
     if typ == "value_error":
         return msg.removeprefix("Value error, ")
     if typ == "string_pattern_mismatch":
-        return f"{inp!r} must use letters, digits, '_', '-' or '.' (and start with a letter or digit)"
+        return f"{_short(inp)} must use letters, digits, '_', '-' or '.' (and start with a letter or digit)"
+    if typ == "string_too_long":
+        limit = err.get("ctx", {}).get("max_length")
+        return (f"{inp[: SHOWN - 10]!r}… is {len(inp):,} characters long; at most {limit} here (ids name the "
+                "folders and files of a run)") if isinstance(inp, str) else msg
     text = msg[0].lower() + msg[1:] if msg else typ
     return f"{text} (got {_short(inp)})" if inp is not None and not isinstance(inp, dict | list) else text
 
 
 def _short(v: Any) -> str:
+    """A scalar as a message shows it: its repr, a long text cut with its length said."""
     if isinstance(v, dict | list):
         return ""
+    if isinstance(v, str) and len(v) > SHOWN:
+        return f"{v[: SHOWN - 10]!r}… ({len(v):,} characters)"
     s = repr(v)
-    return s if len(s) <= 60 else s[:57] + "..."
+    return s if len(s) <= SHOWN else f"{s[: SHOWN - 3]}… ({len(s):,} characters)"
 
 
 def problems_from_validation(
@@ -271,21 +281,20 @@ def problems_from_validation(
 ) -> list[Problem]:
     raw = err.errors(include_url=False)
     walked = [(e, *walk(root_model, tuple(e["loc"]))) for e in raw]
-    # Union branches: when the input is a mapping, drop the "should be a text" branch, and vice versa.
-    keep = []
+    # Union branches: when the input is a mapping, drop the "should be a text" branch, and vice versa:
+    # a shape error is dropped when another kind of error lies at or under its path.
+    under_other: set[PathT] = set()
     for e, path, _t in walked:
-        if e["type"] in _SHAPE_ERRORS:
-            siblings = [x for x, p, _ in walked if x is not e and p[: len(path)] == path and x["type"] not in _SHAPE_ERRORS]
-            if siblings:
-                continue
-        keep.append((e, path))
+        if e["type"] not in _SHAPE_ERRORS:
+            under_other.update(path[:k] for k in range(len(path) + 1))
+    keep = [(e, path) for e, path, _t in walked if e["type"] not in _SHAPE_ERRORS or path not in under_other]
     out: list[Problem] = []
     seen: set[tuple[PathT, str]] = set()
     for e, path in keep:
         loc = tuple(e["loc"])
         parent_t = walk(root_model, loc[:-1])[1] if e["type"] == "extra_forbidden" else None
         parent_t = _strip(parent_t)
-        msg = _message(e, parent_t)
+        msg = _message(dict(e), parent_t)
         key = (path, msg)
         if key in seen:
             continue
@@ -295,16 +304,27 @@ def problems_from_validation(
 
 
 def make_problem(
-    file: str, data: Any, nodes: yaml.Node | None, path: PathT, message: str, *, key_pos: bool = False
+    file: str, data: Any, nodes: yaml.Node | None, path: PathT, message: str, *, key_pos: bool = False,
+    mark: tuple[int, int] | None = None,
 ) -> Problem:
-    """A problem at a path of the scenario file, with the task it is in split off the path."""
-    line, col = position(nodes, path, key=key_pos)
+    """A problem at a path of the scenario file, with the task it is in split off the path.
+
+    `data` may be None (a problem found while building it): the task's name then comes from the nodes.
+    `mark` (line, column, 1-based) overrides the position found from the path.
+    """
+    line, col = mark if mark is not None else position(nodes, path, key=key_pos)
     task = None
     shown: PathT = path
     if len(path) >= 2 and path[0] == "tasks" and isinstance(path[1], int):
+        tid: Any = None
         tasks = data.get("tasks") if isinstance(data, dict) else None
-        item = tasks[path[1]] if isinstance(tasks, list) and 0 <= path[1] < len(tasks) else None
-        tid = item.get("id") if isinstance(item, dict) else None
+        if isinstance(tasks, list):
+            item = tasks[path[1]] if 0 <= path[1] < len(tasks) else None
+            tid = item.get("id") if isinstance(item, dict) else None
+        elif data is None:
+            id_node, found = node_at(nodes, (*path[:2], "id"))
+            tid = id_node.value if found and isinstance(id_node, yaml.ScalarNode) else None
         task = str(tid) if isinstance(tid, str | int) and tid != "" else f"#{path[1] + 1}"
         shown = path[2:]
     return Problem(file=file, message=message, path=shown, task=task, line=line, column=col)
+

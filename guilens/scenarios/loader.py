@@ -6,7 +6,10 @@ the schema (unknown keys with the allowed ones, wrong types, bad values), and
 what a schema cannot see: duplicate ids, dangling references (`mirror_of`,
 `depends_on`, milestone dependencies, slots, preferences), golden steps that
 disagree with the reference, apps the simulated phone does not have and sim
-setups that do not fit an app's state. Never a traceback.
+setups that do not fit an app's state. Never a traceback: a file too big, too
+deeply nested or with aliases that explode is refused by a flat scan of its
+YAML events (`yamlscan`) before anything recursive reads it, and values echoed
+in messages are cut to a readable length.
 """
 
 from __future__ import annotations
@@ -19,15 +22,36 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from guilens.scenarios.errors import Problem, ScenarioError, make_problem, problems_from_validation
+from guilens.scenarios.errors import (
+    Problem,
+    ScenarioError,
+    clip,
+    make_problem,
+    path_at,
+    problems_from_validation,
+)
 from guilens.scenarios.model import Scenario, Task
 from guilens.scenarios.semantics import semantic_problems
+from guilens.scenarios.yamlscan import MAX_BYTES, scan, yaml_error_text
 
 BUILTIN_DIR = Path(__file__).parent / "builtin"
 
 
 class _UniqueKeyLoader(yaml.SafeLoader):
-    """A safe loader that refuses duplicate keys (PyYAML silently keeps the last one)."""
+    """A safe loader that refuses duplicate keys (PyYAML silently keeps the last one), and turns a
+    scalar its tag cannot build (`!!int x`, `!!timestamp soon`: a bare `ValueError`, `KeyError` or
+    `TypeError` from PyYAML) into a YAML error at that value."""
+
+    def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
+        try:
+            return super().construct_object(node, deep=deep)
+        except (ValueError, KeyError, TypeError, AttributeError, IndexError) as err:
+            if isinstance(err, yaml.YAMLError):
+                raise
+            what = f"{node.value!r}" if isinstance(node, yaml.ScalarNode) else f"this {node.id}"
+            raise yaml.constructor.ConstructorError(
+                None, None, f"{clip(what)} is not a valid {node.tag.rsplit(':', 1)[-1]}", node.start_mark
+            ) from None
 
 
 def _construct_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
@@ -53,21 +77,34 @@ def _construct_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: b
 _UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
 
 
-def _yaml_problem(file: str, err: yaml.YAMLError) -> Problem:
-    mark = getattr(err, "problem_mark", None) or getattr(err, "context_mark", None)
-    what = " ".join(x for x in (getattr(err, "context", None), getattr(err, "problem", None)) if x) or str(err)
-    line = mark.line + 1 if mark is not None else None
-    col = mark.column + 1 if mark is not None else None
-    return Problem(file=file, message=f"YAML syntax: {what}", line=line, column=col)
+def _construct(nodes: yaml.Node) -> Any:
+    """The values of a composed document, refusing duplicate keys."""
+    return _UniqueKeyLoader("").construct_document(nodes)
 
 
 def parse_text(text: str, file: str) -> tuple[Any, yaml.Node | None]:
-    """Parse YAML text into data and its node tree (for positions); YAML errors become a ScenarioError."""
+    """Parse YAML text into data and its node tree (for positions); problems become a ScenarioError.
+
+    The scan (`yamlscan`) runs first: a file too big, too deep or with exploding aliases is
+    refused before anything recursive touches it, and a syntax error is named with its task.
+    """
+    problems, loader = scan(text, file)
+    if problems:
+        raise ScenarioError(problems)
+    nodes: yaml.Node | None = None
     try:
-        nodes = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.load(text, Loader=_UniqueKeyLoader)
-    except yaml.YAMLError as err:
-        raise ScenarioError([_yaml_problem(file, err)]) from None
+        nodes = yaml.compose(text, Loader=loader)
+        data = _construct(nodes) if nodes is not None else None
+    except yaml.YAMLError as err:  # a duplicate key, a tag no safe loader builds, a second document
+        mark = getattr(err, "problem_mark", None) or getattr(err, "context_mark", None)
+        if mark is None:
+            raise ScenarioError([Problem(file=file, message=yaml_error_text(err))]) from None
+        path = path_at(nodes, mark.line, mark.column)
+        raise ScenarioError([make_problem(file, None, nodes, path, yaml_error_text(err),
+                                          mark=(mark.line + 1, mark.column + 1))]) from None
+    except (RecursionError, MemoryError) as err:  # the scan's limits should make this unreachable
+        raise ScenarioError([Problem(file=file, message=f"too large or too deeply nested to read "
+                                                        f"({type(err).__name__})")]) from None
     return data, nodes
 
 
@@ -98,6 +135,10 @@ def load_scenario(path: str | Path) -> Scenario:
     """Read and validate one scenario file."""
     p = Path(path)
     try:
+        size = p.stat().st_size if p.is_file() else 0
+        if size > MAX_BYTES:  # refused before it is read into memory
+            raise ScenarioError([Problem(file=str(p), message=f"is {size / 1e6:.1f} MB; a scenario file is at most "
+                                                            f"{MAX_BYTES // (1024 * 1024)} MB")])
         text = p.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ScenarioError([Problem(file=str(p), message="no such file")]) from None

@@ -94,6 +94,10 @@ __all__ = [
 ]
 
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
+"""Letters, digits, `_`, `-`, `.`: safe in a file name on every system, never a hidden file."""
+ID_MAX = 64
+"""Ids name the run's folders (`<run>/<task-id>/attempt-1/`) and memory files; a longer one makes
+paths nobody reads and, past 255 bytes, file names the system refuses."""
 MemoryKind = Literal["none", "cross-temporal", "cross-app"]
 
 
@@ -154,7 +158,7 @@ class Milestone(_Strict):
     first, on top of the list order.
     """
 
-    id: str = Field(pattern=ID_PATTERN)
+    id: str = Field(pattern=ID_PATTERN, max_length=ID_MAX)
     text: str = Field(min_length=1)
     check: Check | None = None
     kind: Literal["fixed", "flexible"] | None = None
@@ -219,7 +223,7 @@ class ValueSource(_Strict):
 
 
 class Task(_Strict):
-    id: str = Field(pattern=ID_PATTERN)
+    id: str = Field(pattern=ID_PATTERN, max_length=ID_MAX)
     title: str = ""
     apps: list[str] = Field(min_length=1)
     instruction: Instructions
@@ -338,14 +342,14 @@ class Task(_Strict):
 class Preference(_Strict):
     """A preference the user states in one task that constrains later ones."""
 
-    id: str = Field(pattern=ID_PATTERN)
+    id: str = Field(pattern=ID_PATTERN, max_length=ID_MAX)
     text: str = Field(min_length=1)
     stated_in: str
     """The task whose instruction states it."""
 
 
 class Scenario(_Strict):
-    id: str = Field(pattern=ID_PATTERN)
+    id: str = Field(pattern=ID_PATTERN, max_length=ID_MAX)
     title: str = ""
     description: str = ""
     kind: Literal["tasks", "sequence"] = "tasks"

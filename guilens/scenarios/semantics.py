@@ -69,9 +69,14 @@ def semantic_problems(s: Scenario) -> list[SemProblem]:
     out: list[SemProblem] = []
     ids = [t.id for t in s.tasks]
     index = {t.id: i for i, t in enumerate(s.tasks)}
+    folded = [t.id.casefold() for t in s.tasks]
     for i, t in enumerate(s.tasks):
         if ids.index(t.id) != i:
             out.append((("tasks", i, "id"), f"duplicate task id {t.id!r} (also task #{ids.index(t.id) + 1})", False))
+        elif folded.index(folded[i]) != i:
+            first = s.tasks[folded.index(folded[i])].id
+            out.append((("tasks", i, "id"), f"task id {t.id!r} differs from {first!r} only in case: their run "
+                        "folders would be one on a case-insensitive file system (macOS, Windows)", False))
     sim_apps, validate_setup = _sim_hooks() if s.device == "sim" else (None, None)
     out += _preference_problems(s, index)
     for i, t in enumerate(s.tasks):

@@ -73,6 +73,9 @@ class GuilensApp(GraphicsApp):
         """The settings the app was started with (None: each screen's own, else the defaults)."""
         self.run_result: Any = None
         """What the last run returned (`launch.run_tui` hands it to the CLI)."""
+        self.run_error: BaseException | None = None
+        """What stopped the last run, when it did not finish (a full disk, a phone not found): `run_tui`
+        raises it once the terminal is restored, so the CLI says it in one line and exits non-zero."""
         self._quitting = False
 
     def on_mount(self) -> None:

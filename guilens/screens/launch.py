@@ -101,13 +101,18 @@ def make_run_screen(plan: RunPlan, *, renderer: PhoneSetup | str = "halfcell", p
 
 
 def run_tui(plan: RunPlan, *, renderer: str | None = None, paused: bool = False) -> Any:
-    """Run `plan` in the run screen; returns the runner's `RunResult` (None if it never finished)."""
+    """Run `plan` in the run screen; returns the runner's `RunResult` (None if it never finished).
+
+    What stopped the run (the worker's error: a full disk, a phone that was never there) is raised
+    here, after the terminal is restored, so the command reports it as the headless run does."""
     from guilens.screens.app import GuilensApp
 
     chosen = pick_renderer(renderer, plan.settings)
     app = GuilensApp(lambda: make_run_screen(plan, renderer=chosen, paused=paused), renderer=chosen,
                      settings=plan.settings)
     app.run()
+    if app.run_result is None and app.run_error is not None:
+        raise app.run_error
     return app.run_result
 
 

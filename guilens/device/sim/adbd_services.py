@@ -1,8 +1,11 @@
-"""What the simulated phone does on each ADB service a host opens: shell, exec, sync.
+"""What the simulated phone does on each ADB service a host opens: shell, exec, sync, framebuffer.
 
 A service talks to one stream: it reads what the host wrote and writes back
-bytes; the transport (adbd.py) does the packets and flow control. `run` runs a
-command line on the phone's shell and returns a `ShellResult`.
+bytes; the transport (adbd_transport.py) does the packets and flow control.
+`run` runs a command line on the phone's shell and returns a `ShellResult`.
+What a host sends is bounded here too: an interactive line, a v2 stdin packet
+and a sync request each have a ceiling, past which the stream ends with an
+error instead of buffering without limit.
 """
 
 from __future__ import annotations
@@ -17,6 +20,11 @@ from guilens.device.sim.adbd_sync import SyncSession, VirtualFiles
 # shell protocol v2 packet ids (adb's shell_protocol.h)
 SH_STDIN, SH_STDOUT, SH_STDERR, SH_EXIT, SH_CLOSE_STDIN, SH_WINSIZE = range(6)
 PROMPT = b"guilens_sim:/ # "
+MAX_LINE = 64 * 1024  # an interactive command line; a terminal's is 4 KiB
+MAX_V2_PACKET = 1024 * 1024  # a shell-v2 packet from the host (adb sends at most its payload size)
+# The raw-image header adbd's framebuffer service sends (version 1: no colour-space field), then the
+# pixels: version, bpp, size, width, height, then offset/length of red, blue, green and alpha.
+FB_HEADER = struct.Struct("<13I")
 
 Run = Callable[[str], Awaitable[ShellResult]]
 
@@ -68,6 +76,10 @@ async def serve_exec(stream: Stream, run: Run, command: str) -> None:
         await stream.write(result.stderr)
 
 
+class InputTooLarge(ValueError):
+    """The host sent more than a service buffers; the stream ends with this message."""
+
+
 class _StdinDecoder:
     """The host's keystrokes: raw bytes (v1) or stdin/close-stdin packets (v2). Close-stdin reads as EOF."""
 
@@ -83,6 +95,8 @@ class _StdinDecoder:
         data = bytearray()
         while len(self.pending) >= 5:
             kind, length = struct.unpack("<BI", self.pending[:5])
+            if length > MAX_V2_PACKET:
+                raise InputTooLarge(f"shell protocol packet of {length} bytes (the limit is {MAX_V2_PACKET})")
             if len(self.pending) < 5 + length:
                 break
             if kind == SH_STDIN:
@@ -119,7 +133,13 @@ async def serve_interactive(stream: Stream, run: Run, *, v2: bool, pty: bool) ->
         chunk = await stream.read()
         if chunk is None:
             return
-        for byte in decoder.feed(chunk):
+        try:
+            typed = decoder.feed(chunk)
+        except InputTooLarge as err:
+            await out(f"/system/bin/sh: {err}\n".encode())
+            await finish(1)
+            return
+        for byte in typed:
             ch = bytes([byte])
             if ch in (b"\r", b"\n"):
                 if pty:
@@ -146,6 +166,10 @@ async def serve_interactive(stream: Stream, run: Run, *, v2: bool, pty: bool) ->
                     line.pop()
                     await out(b"\x08 \x08")
             elif byte >= 0x20 or byte == 0x09:
+                if len(line) >= MAX_LINE:
+                    await out(f"\r\n/system/bin/sh: line too long (over {MAX_LINE} bytes)\r\n".encode())
+                    await finish(2)
+                    return
                 line += ch
                 if pty:
                     await out(ch)
@@ -168,3 +192,14 @@ async def serve_sync(stream: Stream, files: VirtualFiles) -> None:
             await stream.write(reply)
         if done:
             return
+
+
+async def serve_framebuffer(stream: Stream, grab: Callable[[], Awaitable[tuple[int, int, bytes]]]) -> None:
+    """`framebuffer:`: what ddmlib, adbkit and `adb screencap`-less tools read, RGBA_8888 as on a phone.
+
+    The host may write a byte after the header (ddmlib's old "nudge"); nothing waits for it.
+    """
+    width, height, pixels = await grab()
+    header = FB_HEADER.pack(1, 32, len(pixels), width, height, 0, 8, 16, 8, 8, 8, 24, 8)
+    await stream.write(header)
+    await stream.write(pixels)

@@ -5,13 +5,14 @@ echo success`, the adb CLI joins its arguments with spaces and leaves quoting to
 the device shell, and agents pipe `dumpsys window | grep mCurrentFocus`. So
 this is a small POSIX-style interpreter: quoting (single, double, backslash),
 `;`, `&&`, `||`, pipes, `>`/`>>`/`2>`/`2>&1` redirections and comments, with no
-variable expansion (a `$` stays literal). Builtins that only move bytes live
-here; everything that touches the phone is in `adbd_commands.py`.
+variable expansion (a `$` stays literal). The shell's own builtins live here,
+toybox's file and text commands in `adbd_toybox.py`, and everything that
+touches the phone in `adbd_commands.py`.
 """
 
 from __future__ import annotations
 
-import re
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -128,9 +129,11 @@ class SimShell:
         bridge: Any = None,
     ) -> None:
         from guilens.device.sim.adbd_commands import PhoneCommands
+        from guilens.device.sim.adbd_toybox import ToyboxCommands
 
         self.files = VirtualFiles()
         self.phone = PhoneCommands(device, call, self.files, adb_keyboard=adb_keyboard, bridge=bridge)
+        self._local = threading.local()  # the cancel event of the command line running on this thread
         self.commands: dict[str, Command] = {
             "echo": self._echo,
             "cat": self._cat,
@@ -142,20 +145,28 @@ class SimShell:
             "sleep": self._sleep,
             "id": lambda a, i: ok("uid=0(root) gid=0(root) groups=0(root) context=u:r:su:s0\n"),
             "whoami": lambda a, i: ok("root\n"),
-            "grep": self._grep,
-            "head": lambda a, i: self._head_tail(a, i, head=True),
-            "tail": lambda a, i: self._head_tail(a, i, head=False),
-            "wc": self._wc,
             "su": self._su,
             "sh": self._sh,
+            **ToyboxCommands(self.files, lambda: self.commands).commands(),
             **self.phone.commands(),
         }
 
-    def run(self, line: str, stdin: bytes = b"") -> ShellResult:
+    def run(self, line: str, stdin: bytes = b"", cancel: threading.Event | None = None) -> ShellResult:
+        """Run a command line; `cancel`, once set (the stream closed), cuts a `sleep` short."""
+        if cancel is None:
+            return self._run(line, stdin)
+        outer = getattr(self._local, "cancel", None)
+        self._local.cancel = cancel
+        try:
+            return self._run(line, stdin)
+        finally:
+            self._local.cancel = outer
+
+    def _run(self, line: str, stdin: bytes) -> ShellResult:
         try:
             tokens = tokenize(line)
-        except ShellSyntaxError as err:
-            return fail(f"/system/bin/sh: syntax error: {err}", 2)
+        except ShellSyntaxError as problem:
+            return fail(f"/system/bin/sh: syntax error: {problem}", 2)
         out, err = bytearray(), bytearray()
         code = 0
         exited = False
@@ -245,17 +256,21 @@ class SimShell:
         if out_to_err:
             result = ShellResult(b"", result.stderr + result.stdout, result.code, result.exited)
         if err_file is not None:
-            self._write(err_file, result.stderr)
-            result = ShellResult(result.stdout, b"", result.code, result.exited)
+            problem = self._write(err_file, result.stderr)
+            result = ShellResult(result.stdout, problem, result.code or (1 if problem else 0), result.exited)
         if out_file is not None:
-            self._write(out_file, result.stdout)
-            result = ShellResult(b"", result.stderr, result.code, result.exited)
+            problem = self._write(out_file, result.stdout)
+            result = ShellResult(b"", result.stderr + problem, result.code or (1 if problem else 0), result.exited)
         return result
 
-    def _write(self, target: tuple[str, bool], data: bytes) -> None:
+    def _write(self, target: tuple[str, bool], data: bytes) -> bytes:
+        """Redirect into a file; the shell's error line if it cannot be written."""
         path, append = target
-        if path not in ("/dev/null", "/dev/stdout", "/dev/tty"):
+        try:
             self.files.write(path, data, append)
+        except OSError as err:
+            return f"/system/bin/sh: {err}\n".encode()
+        return b""
 
     # -- builtins --------------------------------------------------------------------------------
 
@@ -316,54 +331,12 @@ class SimShell:
             seconds = float(args[0].rstrip("s")) if args else 0.0
         except ValueError:
             return fail(f"sleep: invalid number '{args[0]}'")
-        time.sleep(min(seconds, 600.0))
+        cancel: threading.Event | None = getattr(self._local, "cancel", None)
+        if cancel is None:
+            time.sleep(min(seconds, 600.0))
+        elif cancel.wait(min(seconds, 600.0)):
+            return ShellResult(code=129)  # the stream closed: as a sleep killed by SIGHUP
         return ok()
-
-    def _grep(self, args: list[str], stdin: bytes) -> ShellResult:
-        flags = ""
-        rest: list[str] = []
-        for a in args:
-            if a.startswith("-") and len(a) > 1 and not rest:
-                flags += a[1:]
-            else:
-                rest.append(a)
-        if not rest:
-            return fail("usage: grep [-civE] PATTERN [FILE...]", 2)
-        pattern, paths = rest[0], rest[1:]
-        data = stdin if not paths else b"".join(self.files.read(p) or b"" for p in paths)
-        try:
-            regex = re.compile(pattern if "F" not in flags else re.escape(pattern), re.I if "i" in flags else 0)
-        except re.error:
-            regex = re.compile(re.escape(pattern), re.I if "i" in flags else 0)
-        lines = data.decode("utf-8", "replace").splitlines()
-        hits = [ln for ln in lines if bool(regex.search(ln)) != ("v" in flags)]
-        if "c" in flags:
-            return ShellResult(f"{len(hits)}\n".encode(), b"", 0 if hits else 1)
-        return ShellResult("".join(f"{h}\n" for h in hits).encode(), b"", 0 if hits else 1)
-
-    def _head_tail(self, args: list[str], stdin: bytes, *, head: bool) -> ShellResult:
-        count = 10
-        paths: list[str] = []
-        it = iter(args)
-        for a in it:
-            if a == "-n":
-                count = int(next(it, "10"))
-            elif a.startswith("-") and a[1:].isdigit():
-                count = int(a[1:])
-            elif a.startswith("-n") and a[2:].isdigit():
-                count = int(a[2:])
-            else:
-                paths.append(a)
-        data = stdin if not paths else b"".join(self.files.read(p) or b"" for p in paths)
-        lines = data.splitlines(keepends=True)
-        picked = lines[:count] if head else lines[-count:] if count else []
-        return ok(b"".join(picked))
-
-    def _wc(self, args: list[str], stdin: bytes) -> ShellResult:
-        lines = stdin.count(b"\n")
-        if "-l" in args:
-            return ok(f"{lines}\n")
-        return ok(f"{lines} {len(stdin.split())} {len(stdin)}\n")
 
     def _su(self, args: list[str], stdin: bytes) -> ShellResult:
         """We already are root; `su [USER] [-c] CMD...` just runs CMD."""

@@ -2,7 +2,8 @@
 
 Scenario, task, level, attempt i/k, steps done n/budget, elapsed time,
 tokens, dollars, the device clock, and the state (running, paused, waiting for
-an answer, human at the controls, finished with its outcome). The run screen
+an answer, human at the controls, the phone gone and waited for, finished with its
+outcome). The run screen
 owns these values as reactives and binds them here (`data_bind`).
 
 The step count is the steps *completed*, labelled so ("9/23 steps done"). Steps
@@ -28,6 +29,7 @@ STATES = {
     "stepping": ("▶", "$warning", "one step"),
     "waiting": ("?", "$secondary", "waiting for an answer"),
     "human": ("✋", "$warning", "human at the controls"),
+    "disconnected": ("⚡", "$error", "phone gone · space: try now"),
     "cancelling": ("…", "$warning", "cancelling"),
     "finished": ("■", "$text", "finished"),
 }
@@ -56,6 +58,7 @@ class StatusLine(Widget):
     StatusLine.-human { background: $warning 25%; }
     StatusLine.-waiting { background: $secondary 25%; }
     StatusLine.-finished { background: $primary 15%; }
+    StatusLine.-disconnected { background: $error 25%; }
     """
 
     scenario: reactive[str] = reactive("")
@@ -79,7 +82,7 @@ class StatusLine(Widget):
         self.set_interval(1.0, self.refresh)
 
     def watch_state(self, state: str) -> None:
-        for name in ("paused", "human", "waiting", "finished"):
+        for name in ("paused", "human", "waiting", "finished", "disconnected"):
             self.set_class(state == name, f"-{name}")
 
     def render(self) -> Content:

@@ -1,0 +1,276 @@
+"""The recorder: what the runner writes into an attempt directory, step by step.
+
+An attempt directory holds `episode.json` (rewritten atomically at start and at
+end), `steps.jsonl` (one line per step, appended in order) and the screens and
+UI trees the steps point at. A step line is written only after its screenshot
+is on disk, so a reader (`guilens.episode.EpisodeReader`) never meets a step
+whose screen is missing, however the writer died. PNG encoding runs on a
+thread pool; the step loop hands a frame over and goes on to the agent's next
+decision, and waits for the line only before it acts again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import queue
+import socket
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from PIL import Image
+
+from guilens.episode_model import Episode, Status, Step, Usage
+from guilens.png import FrameEncoder
+from guilens.storage import Reserve, StorageError, remove_temporaries, write_atomic
+
+__all__ = ["Recorder", "encode_png"]
+
+
+def encode_png(img: Image.Image, path: Path, encoder: FrameEncoder | None = None) -> int:
+    """Write `img` losslessly and small; return the bytes written. Raises `StorageError` naming `path`.
+
+    A recorder passes its own `FrameEncoder`, so bands of rows that did not
+    change since an earlier step of the episode are not compressed again.
+    """
+    return write_atomic(path, (encoder or FrameEncoder()).encode(img))
+
+
+class Recorder:
+    """Writes one attempt directory. Thread-safe for one producer (the step loop).
+
+    Durable means written to the operating system: a step line is appended with
+    one `write()` after its screen and UI tree are in place, and what a process
+    has written survives its being killed. The loop calls `wait_durable()`
+    before it acts again (`guilens.run.attempt`), so it is never more than one
+    step ahead of the record and a kill loses at most the step in flight, while
+    the encoding still runs off the loop's thread, beside the agent's next decision.
+
+    A write that fails (a full disk, a file-size limit, a folder made read-only)
+    stops the recording: nothing more is written but the end of the record,
+    `fault` says what failed, and the step loop hears it as a `StorageError` on
+    its next call. Every step line already written stays whole (a line cut
+    short is cut off again), and `finish` marks the episode `error` with the
+    reason, giving up the run's `reserve` if the disk is full; what it still
+    cannot write is kept in `unmarked` for the run to report.
+    """
+
+    def __init__(self, directory: Path, episode: Episode, *, max_pending: int = 8, encoders: int = 2,
+                 reserve: Reserve | None = None) -> None:
+        self.dir = Path(directory)
+        self.reserve = reserve
+        self.episode = episode
+        self.episode.pid = os.getpid()
+        self.episode.host = socket.gethostname()
+        self.steps: list[Step] = []
+        self.bytes_written = 0
+        self.written = 0
+        """Step lines on disk (corrections of a step already written not counted)."""
+        self.fault: BaseException | None = None
+        """The write that stopped the recording (a `StorageError`, or a bug in encoding), if one did."""
+        self.unmarked: StorageError | None = None
+        """The last write of `episode.json` that failed (the episode's end is not on disk), if it did."""
+        try:
+            (self.dir / "screens").mkdir(parents=True, exist_ok=True)
+            self._fd = os.open(self.dir / "steps.jsonl", os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+        except OSError as err:
+            raise StorageError.of(err.filename or self.dir, err) from None
+        self._size = os.fstat(self._fd).st_size
+        try:
+            self.write_episode()
+        except StorageError:
+            os.close(self._fd)
+            raise
+        self._cond = threading.Condition()
+        self._queue: queue.Queue[tuple[Any, ...] | None] = queue.Queue(maxsize=max_pending)
+        # Encoders run in parallel (Pillow releases the GIL while compressing); one writer
+        # thread takes their results in step order, so lines land in order after their PNGs.
+        self._pool = ThreadPoolExecutor(max_workers=encoders, thread_name_prefix="png")
+        self._encoder = FrameEncoder()
+        self._ahead: list[tuple[Image.Image, Future[bytes]]] = []
+        """Screens being encoded since they were seen, before a step names them (`encode_ahead`)."""
+        self._writer = threading.Thread(target=self._drain, name=f"recorder-{self.dir.name}", daemon=True)
+        self._writer.start()
+        self._closed = False
+
+    # -- producer side ----------------------------------------------------------------------
+    def screen_path(self, index: int) -> str:
+        return f"screens/{index:04d}.png"
+
+    def encode_ahead(self, screenshot: Image.Image) -> None:
+        """Start encoding a screen as soon as the phone shows it: the screen the next step (or the end)
+        will record, so its PNG is ready, or nearly, by the time the loop waits for that step's line."""
+        if self.fault is None and not self._closed and not any(img is screenshot for img, _ in self._ahead):
+            self._ahead = [*self._ahead[-1:], (screenshot, self._pool.submit(self._encoder.encode, screenshot))]
+
+    def _encoded(self, screenshot: Image.Image) -> Future[bytes]:
+        for n, (img, fut) in enumerate(self._ahead):
+            if img is screenshot:
+                del self._ahead[: n + 1]
+                return fut
+        return self._pool.submit(self._encoder.encode, screenshot)
+
+    def record_step(self, step: Step, screenshot: Image.Image | None, ui_xml: str | None = None) -> None:
+        """Hand a step over; its line is appended once its screenshot is on disk. Raises the recording's
+        fault, if it has one (nothing is written after a fault)."""
+        self._check()
+        png = None
+        if screenshot is not None:
+            step.screen = self.screen_path(step.index)
+            png = self._encoded(screenshot)
+        if ui_xml is not None:
+            step.ui = f"ui/{step.index:04d}.xml"
+        self.steps.append(step)
+        self.episode.steps = len(self.steps)
+        self._queue.put(("step", step, png, ui_xml))
+
+    def wait_durable(self) -> None:
+        """Block until every step handed over has its line on disk; raise the recording's fault if it has one."""
+        want = len(self.steps)
+        with self._cond:
+            while self.written < want and self.fault is None:
+                self._cond.wait()
+        self._check()
+
+    def update_step(self, step: Step) -> None:
+        """Append a corrected line for a step already recorded (annotations); readers keep the last line per index."""
+        if self.fault is None and not self._closed:
+            self._queue.put(("line", step))
+
+    def write_episode(self) -> None:
+        """Rewrite `episode.json` atomically. Raises `StorageError`."""
+        write_atomic(self.dir / "episode.json", self.episode.model_dump_json(indent=2), reserve=self.reserve)
+
+    def save_episode(self) -> bool:
+        """`write_episode` for the end of an attempt: a failure is kept in `unmarked`, not raised."""
+        try:
+            self.write_episode()
+        except StorageError as err:
+            self.unmarked = err
+            return False
+        self.unmarked = None
+        return True
+
+    def finish(
+        self,
+        status: Status,
+        *,
+        final_screen: Image.Image | None = None,
+        final_ui: str | None = None,
+        final_state: dict[str, Any] | None = None,
+        error: str | None = None,
+    ) -> Episode:
+        """End the episode: drain the writer, save the final screen and state, rewrite episode.json.
+
+        After a fault the episode ends `error`, saying what could not be written; its final screen and
+        state are not attempted. Never raises for the disk: see `fault` and `unmarked`.
+        """
+        ep = self.episode
+        if final_screen is not None and self.fault is None:
+            ep.final_screen = self.screen_path(len(self.steps))
+            self._queue.put(("image", self._encoded(final_screen), ep.final_screen))
+            if final_ui is not None:
+                self._queue.put(("text", final_ui, f"ui/{len(self.steps):04d}.xml"))
+        if final_state is not None and self.fault is None:
+            ep.final_state = "final_state.json"
+            self._queue.put(("text", json.dumps(final_state, indent=1, sort_keys=True), ep.final_state))
+        self.close()
+        if self.fault is not None:
+            status, error = "error", error or f"recording stopped: {self.fault}"
+            for name in ("final_screen", "final_state"):
+                rel = getattr(ep, name)
+                if rel and not (self.dir / rel).is_file():
+                    setattr(ep, name, None)
+            remove_temporaries(self.dir)
+        ep.status = status
+        if error:
+            ep.error = error
+        ep.steps = self.written
+        ep.timings.ended_at = datetime.now().astimezone()
+        ep.timings.duration_s = round((ep.timings.ended_at - ep.timings.started_at).total_seconds(), 3)
+        usage = sum((s.usage for s in self.steps), Usage())
+        ep.tokens = usage
+        ep.cost_usd = round(usage.cost_usd, 6)
+        ep.user_turns = sum(1 for s in self.steps[: self.written] if s.ask is not None)
+        ep.human_steps = sum(1 for s in self.steps[: self.written] if s.by == "human")
+        ep.pid = None
+        self.save_episode()
+        return ep
+
+    def close(self) -> None:
+        """Drain pending writes. Safe to call twice; `finish` calls it. Does not raise: see `fault`."""
+        if self._closed:
+            return
+        self._closed = True
+        self._ahead = []
+        self._queue.put(None)
+        self._writer.join()
+        self._pool.shutdown(wait=True)
+        with contextlib.suppress(OSError):
+            os.close(self._fd)
+
+    def _check(self) -> None:
+        if self.fault is not None:
+            raise self.fault
+
+    # -- writer thread ----------------------------------------------------------------------
+    def _drain(self) -> None:
+        while True:
+            item = self._queue.get()
+            if item is None:
+                return
+            if self.fault is not None:  # stopped: what was still queued is dropped, unwritten
+                for part in item[1:]:
+                    if isinstance(part, Future):
+                        part.cancel()
+                continue
+            try:
+                kind = item[0]
+                if kind == "step":
+                    _, step, png, ui_xml = item
+                    if png is not None:
+                        self.bytes_written += write_atomic(self.dir / step.screen, png.result())
+                    if ui_xml is not None:
+                        self._write_text(ui_xml, step.ui)
+                    self._append(step)
+                    with self._cond:
+                        self.written += 1
+                        self._cond.notify_all()
+                elif kind == "line":
+                    self._append(item[1])
+                elif kind == "image":
+                    self.bytes_written += write_atomic(self.dir / item[2], item[1].result())
+                elif kind == "text":
+                    self._write_text(item[1], item[2])
+            except BaseException as err:  # surfaced to the producer on its next call
+                if isinstance(err, OSError):
+                    err = StorageError.of(err.filename or self.dir, err)
+                with self._cond:
+                    self.fault = err
+                    self._cond.notify_all()
+
+    def _write_text(self, text: str, rel: str) -> None:
+        path = self.dir / rel
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            raise StorageError.of(path.parent, err) from None
+        self.bytes_written += write_atomic(path, text)
+
+    def _append(self, step: Step) -> None:
+        """One line, one `write()`; a line the disk took only part of is cut off again."""
+        line = (step.model_dump_json() + "\n").encode("utf-8")
+        view = memoryview(line)
+        try:
+            while view:
+                view = view[os.write(self._fd, view):]
+        except OSError as err:
+            with contextlib.suppress(OSError):
+                os.ftruncate(self._fd, self._size)
+            raise StorageError.of(self.dir / "steps.jsonl", err) from None
+        self._size += len(line)
+        self.bytes_written += len(line)
