@@ -23,6 +23,19 @@ class ConfigError(ValueError):
     """A config file or variable with a bad value; the message names it."""
 
 
+class ModelPrice(BaseModel):
+    """A model's price in USD per million tokens (the `prices` setting)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    input: float = Field(ge=0)
+    output: float = Field(ge=0)
+    cache_read: float | None = Field(default=None, ge=0)
+    """Unset: the input price."""
+    cache_write: float | None = Field(default=None, ge=0)
+    """Unset: the input price."""
+
+
 class Settings(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
@@ -39,12 +52,57 @@ class Settings(BaseModel):
     stm_size: int = Field(default=4, ge=1, le=50)
     """Chain-of-Memory short-term memory length."""
     judge_concurrency: int = Field(default=4, ge=1, le=32)
+    agent_format: Literal["native", "uitars", "qwen", "odyssey"] = "native"
+    """How the built-in LLM agents talk to their model (`--format`): `native` tool calls (the act
+    tool), or a paper's text format: `uitars` (UI-TARS), `qwen` (Qwen2.5-VL mobile_use), `odyssey`
+    (GUI Odyssey / Chain-of-Memory commands)."""
+    agent_memory: Literal["none", "actions", "action-thought", "multiturn", "com"] | None = None
+    """The LLM agents' short-term memory design (`--memory`), for ablations: unset means `com` with
+    the native format and `action-thought` with a text format (see guilens.agents.memory)."""
+    history_images: int = Field(default=5, ge=1, le=50)
+    """`--memory multiturn`: screenshots per request, the current one included (UI-TARS's 5)."""
+    screen_info: bool = False
+    """Chain-of-Memory's ScreenInfo (`--screen-info`): one more model call per step that writes down
+    the task-relevant information on screen, which the decision then reads."""
+    max_pixels: int | None = Field(default=None, ge=784)
+    """Pixel budget of the screenshot sent (`--max-pixels`); unset: the format's default. For a
+    Qwen2.5-VL-based model it must match the server's `max_pixels`."""
+    agent_base_url: str | None = None
+    """Endpoint of the LLM agent's API (`--base-url`): an OpenAI-compatible server for `--agent
+    openai` (vLLM: http://localhost:8000/v1), the Anthropic API for `--agent claude`."""
+    openai_model: str | None = None
+    """Model for `--agent openai` when `--model` is not given: the name the server serves."""
     cache_dir: Path = Field(default_factory=lambda: Path(platformdirs.user_cache_dir(APP_NAME)))
     """LLM response cache (the judge's, and agents' when opted in)."""
     api_base_url: str | None = None
-    """Anthropic API base URL override (tests point it at a loopback server)."""
+    """Anthropic API base URL override (tests point it at a loopback server); unset:
+    `ANTHROPIC_BASE_URL`, else the Anthropic API. `anthropic_base_url` is the same setting."""
+    openai_base_url: str | None = None
+    """Base URL of the OpenAI-compatible server `openai:MODEL` specs talk to (vLLM, SGLang,
+    llama.cpp, LM Studio: `http://localhost:8000/v1`); unset: `OPENAI_BASE_URL`, else the OpenAI API.
+    A loopback or private address needs no `OPENAI_API_KEY`."""
+    openai_tool_calls: bool = True
+    """Whether the OpenAI-compatible server does tool calling (vLLM needs `--enable-auto-tool-choice`
+    and a `--tool-call-parser`); false: callers must use a text format instead of tools."""
+    user_model: str | None = None
+    """Model of the llm user (`--user-model`): `anthropic:MODEL`, `openai:MODEL` or a bare Claude
+    model name; unset: the `model` setting."""
+    user_base_url: str | None = None
+    """Base URL for the llm user's provider (`--user-base-url`); unset: the provider's own setting."""
+    describe_model: str | None = None
+    """Model for the judge's step descriptions (`--describe-model`), which MemGUI-Eval gives a cheaper
+    model than the decisions; unset: the judge model."""
+    prices: dict[str, ModelPrice] = Field(default_factory=dict)
+    """Prices per million tokens by model (`"openai:qwen2.5-vl-7b" = {input = 0.0, output = 0.0}`),
+    over guilens's own table: a local model priced at 0 or at its GPU cost. Keys are model specs or
+    bare model names."""
     request_timeout_s: float = Field(default=120.0, gt=0)
     max_retries: int = Field(default=4, ge=0, le=20)
+    disconnect_wait_s: float = Field(default=300.0, ge=0, le=86_400)
+    """How long a run waits for a phone that went away mid-run (a cable pulled, `adb` lost it)
+    before the attempt ends `error` and the tasks left for that phone are not run. The run is
+    paused meanwhile and goes on by itself as soon as the phone answers again (or at once on
+    the resume key). 0: do not wait."""
     screenshot_dir: Path | None = None
     """Where the TUI's screenshots (palette: Screenshot) go. Unset: beside the run in view
     (`<run>/screenshots/`), else `<run_dir>/screenshots/`; the folder is made when needed."""
@@ -66,8 +124,18 @@ def _env_values() -> dict[str, Any]:
     for name in Settings.model_fields:
         value = os.environ.get(f"GUILENS_{name.upper()}")
         if value is not None and value != "":
-            out[name] = value
+            out[name] = _json_or_text(value) if name == "prices" else value
     return out
+
+
+def _json_or_text(value: str) -> Any:
+    """`GUILENS_PRICES='{"openai:m": {"input": 0, "output": 0}}'`: a table in a variable is JSON."""
+    import json
+
+    try:
+        return json.loads(value)
+    except ValueError:
+        return value  # validation names the setting
 
 
 def load_settings(**overrides: Any) -> Settings:
@@ -79,6 +147,8 @@ def load_settings(**overrides: Any) -> Settings:
             data.update(tomllib.loads(path.read_text(encoding="utf-8")))
         except tomllib.TOMLDecodeError as err:
             raise ConfigError(f"{path}: {err}") from None
+    if "anthropic_base_url" in data:  # the provider-named spelling of `api_base_url`
+        data.setdefault("api_base_url", data.pop("anthropic_base_url"))
     data.update(_env_values())
     data.update({k: v for k, v in overrides.items() if v is not None})
     try:
@@ -91,6 +161,6 @@ def load_settings(**overrides: Any) -> Settings:
         ) from None
 
 
-def api_key() -> str | None:
-    """The Anthropic API key, from the environment only."""
-    return os.environ.get("ANTHROPIC_API_KEY") or None
+def api_key(provider: str = "anthropic") -> str | None:
+    """A provider's API key (`ANTHROPIC_API_KEY`, `OPENAI_API_KEY`), from the environment only."""
+    return os.environ.get(f"{provider.upper()}_API_KEY") or None

@@ -12,6 +12,9 @@ adding an optional field does not. History:
   device); the episode's `Timings.person_s` is new, and `Timings.user_s` now
   holds only the user's answering (in schema 1 it also held a person's acting
   during a take-over, and `agent_s` held `--agent human`'s time).
+- 3: new actions. A step's `action` may be a `scroll` (`direction`, and a point
+  or element), a `type` with `clear` (and then possibly empty `text`), or a
+  `key` `delete`. Schema 2 actions are all still valid as written.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 Status = Literal["running", "success", "failure", "timeout", "error", "aborted", "interrupted", "blocked"]
 FINAL_STATUSES = ("success", "failure", "timeout", "error", "aborted", "interrupted", "blocked")
@@ -31,12 +34,33 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="allow", use_attribute_docstrings=True)
 
 
+class Retry(_Model):
+    """One model call that had to be made again, and why: kept so faults are visible, not just survived."""
+
+    kind: Literal["api", "repair"]
+    """`api`: the API failed the request (rate limit, overload, server error, no answer in time, a reply
+    cut short or unreadable) and it was sent again as it was, or, the last time, given up on. `repair`:
+    the model's reply had no valid tool call or JSON, and it was told what was wrong and asked again. Every
+    such reply is one entry; the last, when no tries are left, is not sent back, and the step's `error`
+    (or the judge stage's `undecided`) says so."""
+    cause: str
+    """What went wrong, in one line: `HTTP 529 overloaded_error: Overloaded`, `no answer within 30 s`,
+    `HTTP 200 but the body was cut short (...)`, `no act tool call in the reply`."""
+    role: str = ""
+    """Whose call it was: `agent`, `user` or `judge`."""
+    wait_s: float | None = None
+    """How long guilens waited before sending an `api` retry."""
+
+
 class Usage(_Model):
     input_tokens: int = 0
     output_tokens: int = 0
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
     cost_usd: float = 0.0
+    retries: list[Retry] = Field(default_factory=list)
+    """Every retry and repair the calls behind this usage needed, in order; empty when all went well.
+    A sum (the episode's `tokens`, a judge stage's `usage`) holds the retries of its parts."""
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
@@ -45,7 +69,44 @@ class Usage(_Model):
             cache_read_tokens=self.cache_read_tokens + other.cache_read_tokens,
             cache_write_tokens=self.cache_write_tokens + other.cache_write_tokens,
             cost_usd=round(self.cost_usd + other.cost_usd, 8),
+            retries=[*self.retries, *other.retries],
         )
+
+
+class LLMCall(_Model):
+    """One model call as it went over the wire: what the server was sent and what it answered, so an
+    agent can be debugged by reading its prompt and its raw reply.
+
+    `request` is the body as sent (the provider's own shape: Messages API or chat completions), with
+    each image's base64 replaced by a reference (`{"ref": "screens/0003.png", "width", "height",
+    "bytes", "media_type", "sha256"}`) rather than copied; every text in it is the text the server
+    received. `reply` is the body of the answering HTTP 200 exactly as received. No API key or auth
+    header is ever part of either."""
+
+    role: str = ""
+    """Whose call: `agent`, `user`, `judge`."""
+    provider: str = ""
+    """`anthropic` or `openai` (any OpenAI-compatible server)."""
+    model: str = ""
+    base_url: str | None = None
+    """Where it went (without any user:password or query); None: the provider's default."""
+    started_at: datetime | None = None
+    duration_s: float = 0.0
+    """From the first try to the reply, retries and their waits included."""
+    request: dict[str, Any] = Field(default_factory=dict)
+    reply: str | None = None
+    """The raw reply body; for a cache hit, the stored reply as JSON (`cached` is then true)."""
+    status: int | None = None
+    request_id: str | None = None
+    cached: bool = False
+    repair: bool = False
+    """The call tells the model what was wrong with its previous reply and asks again."""
+    retries: list[Retry] = Field(default_factory=list)
+    """The tries that failed before this one answered, each with its cause."""
+    usage: Usage = Field(default_factory=Usage)
+    """Tokens (always) and dollars (see `cost_known`)."""
+    cost_known: bool = True
+    """False when no price is known for the model: `usage.cost_usd` is then 0, not a figure."""
 
 
 class LTMEntry(_Model):
@@ -62,6 +123,15 @@ class Memory(_Model):
     """Long-term memory: app-tagged facts kept across the episode."""
     lessons: list[str] = Field(default_factory=list)
     """Lessons carried from earlier attempts (pass@k)."""
+    strategy: str = ""
+    """The memory design that kept this (`com`, `actions`, `action-thought`, `multiturn`, `none`);
+    empty for agents that do not say (the oracle, plug-ins)."""
+    history: list[str] = Field(default_factory=list)
+    """The history lines the model was given this step, oldest first (`actions`, `action-thought`)."""
+    images: list[int] = Field(default_factory=list)
+    """The steps (0-based indices) whose screenshots the request carried, current one last (`multiturn`)."""
+    screen_info: str = ""
+    """Chain-of-Memory's ScreenInfo for this step: the task-relevant information read off the screen."""
 
 
 class Ask(_Model):
@@ -72,6 +142,8 @@ class Ask(_Model):
     """What the simulated user proposed when a person answered instead."""
     usage: Usage | None = None
     """What the simulated user's answer cost (an llm user); kept apart from the agent's usage."""
+    llm_calls: list[LLMCall] = Field(default_factory=list)
+    """The llm user's model calls for this answer, as sent and received (see `LLMCall`)."""
 
 
 class StepTimings(_Model):
@@ -92,6 +164,36 @@ class StepTimings(_Model):
     """The user answering this step's `ask_user` (oracle, llm, or a person as the user)."""
     device_s: float = 0.0
     """The phone: performing the action, the screen and UI tree after it, app state for the checks."""
+
+
+class DeviceGap(_Model):
+    """A time the phone was gone during a step (a cable pulled, an emulator or bridge restarted),
+    and how it ended. Kept on the step so the record shows where the run stood still and why,
+    rather than a gap in the timestamps nobody can explain."""
+
+    started_at: datetime
+    ended_at: datetime
+    seconds: float
+    message: str
+    """What the device said went wrong: `adb:SERIAL disconnected while tapping (now offline)`."""
+    during: str = ""
+    """The device call it cut short: `act`, `observe`, `state`, ..."""
+    outcome: Literal["back", "lost"] = "back"
+    """`back`: the phone answered again and the step went on; `lost`: it did not come back within
+    the run's `disconnect_wait_s`, and the attempt ended `error`."""
+    on_key: bool = False
+    """A person pressed the resume key (rather than the run noticing by itself that the phone answers)."""
+    retried: bool | None = None
+    """Whether the interrupted request was sent again: True for reads, and for an action that surely
+    never reached the phone; False for an action that may have been performed (it is not repeated)."""
+
+    def describe(self) -> str:
+        """One line for people: the trace, the replay, the headless printer."""
+        how = {"back": "back on a key" if self.on_key else "back", "lost": "did not come back"}[self.outcome]
+        again = ""
+        if self.outcome == "back" and self.retried is not None:
+            again = ", the request was sent again" if self.retried else ", the action was not sent again"
+        return f"phone gone {self.seconds:.1f} s ({self.message}); {how}{again}"
 
 
 class Step(_Model):
@@ -132,6 +234,12 @@ class Step(_Model):
     timings: StepTimings | None = None
     """Where this step's time went. None in episodes recorded before schema 2, whose steps
     have only `started_at` and `ended_at`."""
+    gaps: list[DeviceGap] = Field(default_factory=list)
+    """Times the phone was gone during this step, in order (see `DeviceGap`); its time is in the
+    step's `timings.device_s`. Empty when the phone stayed."""
+    llm_calls: list[LLMCall] = Field(default_factory=list)
+    """Every model call the agent made for this step, repairs included, as sent and received (see
+    `LLMCall`); the user's are on `ask`. Empty for agents without a model, and in older episodes."""
 
 
 class MilestoneHit(_Model):

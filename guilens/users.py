@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from guilens.episode import Usage
+from guilens.episode_model import LLMCall
 
 if TYPE_CHECKING:
     from guilens.config import Settings
@@ -54,6 +55,8 @@ class UserReply:
     answered_by: str
     suggested: str | None = None
     usage: Usage = field(default_factory=Usage)
+    llm_calls: list[LLMCall] = field(default_factory=list)
+    """The llm user's model calls, as sent and received; the runner keeps them on the step's `ask`."""
 
 
 class SimUser(Protocol):
@@ -114,18 +117,23 @@ Example: Agent asks: "What is the contact's name?" -> You answer: "John Doe". Ag
 
 
 class LLMUser:
-    """ScenDroid's user simulator on the Anthropic API: told the L0 intent and the profile.
+    """ScenDroid's user simulator on any provider (`--user-model openai:MODEL` or `anthropic:MODEL`):
+    told the L0 intent and the profile.
 
-    The client is made here so a missing API key fails before the run starts.
+    The client is made here so a missing API key or a bad model spec fails before the run starts.
     """
 
     name = "llm"
 
-    def __init__(self, settings: Settings, *, model: str | None = None, client: Any = None) -> None:
+    def __init__(self, settings: Settings, *, model: str | None = None, client: Any = None,
+                 base_url: str | None = None) -> None:
         if client is None:
-            from guilens.llm import LLMClient
+            from guilens.llm import make_client
 
-            client = LLMClient(model or settings.model, role="user", settings=settings)
+            client = make_client(model or settings.user_model or settings.model, role="user", settings=settings,
+                                 base_url=base_url or settings.user_base_url,
+                                 option="--user-model" if (model or settings.user_model) else "the model setting",
+                                 base_url_option="--user-base-url")
         self.client = client
 
     def system_prompt(self, ctx: UserContext) -> str:
@@ -152,7 +160,8 @@ class LLMUser:
         messages.append({"role": "user", "content": f"The agent asks: {question}"})
         resp = self.client.create(system=self.system_prompt(ctx), messages=messages, max_tokens=200)
         text = " ".join(resp.text.split()) or FALLBACK
-        return UserReply(text=text, answered_by=self.name, usage=resp.usage)
+        call = getattr(resp, "call", None)
+        return UserReply(text=text, answered_by=self.name, usage=resp.usage, llm_calls=[call] if call else [])
 
 
 class HumanUser:

@@ -35,16 +35,26 @@ Faults
 `FakeAnthropic(faults=Faults(rate=0.3, seed=1))` answers a seeded random 30% of
 requests with a fault instead of consulting the script: 429 with `retry-after`,
 500, 529 (overloaded), or a hang longer than the client timeout (`hang_s`).
+More kinds, for `Faults(kinds=ALL_FAULTS)` or `fail_next`:
+- `truncated`: HTTP 200 whose JSON body is cut short (`content-length` agrees:
+  the HTTP message is whole, its JSON is not);
+- `dropped`: HTTP 200 that announces the whole body, sends half and closes;
+- `invalid`: HTTP 200 whose body is no message (an HTML page, JSON that is not a
+  message, a message whose content is not a list), in turn;
+- `badtool`: a well-formed message with no tool call, to a request that offers
+  tools (the model "forgot" the tool); a request without tools gets no such
+  fault: it is served as if no fault had been drawn, and not counted.
 `api.fail_next("429", "hang", "500")` scripts faults for the next requests exactly.
-A faulted request does not use up a scripted reply.
+A faulted request does not use up a scripted reply. `api.injected` lists the
+faults served, in order, as `(request index, kind)`.
 
 What the server checks
 ----------------------
 Like the real API it answers 401 without a key (`x-api-key` or `Authorization: Bearer`), and 400 for a malformed body
 (no model, bad `max_tokens`, empty or non-alternating messages, unknown block
 types, undecodable images) and for the parameters the newest models refuse
-(`temperature` on Opus 4.7+ and 5.x; forced `tool_choice` on the 5.5 generation,
-Fable and Mythos).
+(`temperature` on Opus 4.7+ and 5.x; a forced `tool_choice` with manual extended
+thinking, `thinking: {"type": "enabled"}`).
 
 Usage
 -----
@@ -103,7 +113,17 @@ class Hang:
     seconds: float
 
 
-Reply = dict[str, Any] | str | ApiError | Hang
+@dataclass
+class RawReply:
+    """An HTTP 200 answered byte for byte: `body` as given, `announce` as its content-length."""
+
+    body: bytes
+    content_type: str = "application/json"
+    announce: int | None = None
+    """A content-length larger than the body: the server sends the body and closes the connection."""
+
+
+Reply = dict[str, Any] | str | ApiError | Hang | RawReply
 
 
 # --- building replies ------------------------------------------------------------------------
@@ -242,6 +262,10 @@ class Request(dict[str, Any]):
 # --- the server ------------------------------------------------------------------------------
 
 
+ALL_FAULTS = ("429", "500", "529", "hang", "truncated", "dropped", "invalid", "badtool")
+"""Every fault kind the server can inject (the default `Faults.kinds` is the first four)."""
+
+
 @dataclass
 class Faults:
     """Fault injection: a seeded random fraction `rate` of requests fail with one of `kinds`."""
@@ -264,13 +288,6 @@ _NO_SAMPLING = (
     "claude-fable",
     "claude-mythos",
 )
-_NO_FORCED_TOOL = (
-    "claude-opus-5-5",
-    "claude-sonnet-5-5",
-    "claude-haiku-5-5",
-    "claude-fable",
-    "claude-mythos",
-)
 _BLOCK_TYPES = {"text", "image", "tool_use", "tool_result", "thinking", "redacted_thinking", "document"}
 
 
@@ -290,6 +307,9 @@ class FakeAnthropic:
         self.requests: list[Request] = []
         self.problems: list[str] = []
         """Unscripted requests and handler crashes: `assert_clean` fails on any."""
+        self.injected: list[tuple[int, str]] = []
+        """Faults served, in order: (request index, kind)."""
+        self._invalid_turn = 0
         self._forced: list[str] = []
         self._seen_prefixes: set[str] = set()
         self._lock = threading.RLock()  # a handler may push replies
@@ -358,7 +378,9 @@ class FakeAnthropic:
             self.queue.extend(replies)
 
     def fail_next(self, *kinds: str) -> None:
-        """Fault the next requests, in order: "429", "500", "529", "hang" (ahead of the random ones)."""
+        """Fault the next requests, in order, with kinds of `ALL_FAULTS` (ahead of the random ones)."""
+        unknown = [k for k in kinds if k not in ALL_FAULTS]
+        assert not unknown, f"unknown fault kinds {unknown}; choose from {ALL_FAULTS}"
         with self._lock:
             self._forced.extend(kinds)
 
@@ -391,7 +413,7 @@ class FakeAnthropic:
             reply = self._decide(req, h.path, has_key)
             if isinstance(reply, str):
                 reply = text(reply)
-            elif not isinstance(reply, dict | ApiError | Hang):
+            elif not isinstance(reply, dict | ApiError | Hang | RawReply):
                 self.problems.append(
                     f"request #{req.index}: the script gave {type(reply).__name__}, not a reply"
                 )
@@ -401,6 +423,10 @@ class FakeAnthropic:
             self._stop.wait(reply.seconds)
             h.close_connection = True
             return
+        if isinstance(reply, RawReply):
+            req.outcome = req.outcome if getattr(req, "outcome", "") else "raw"
+            self._send_raw(h, reply)
+            return
         if isinstance(reply, ApiError):
             req.outcome = req.outcome if getattr(req, "outcome", "") else f"error:{reply.status}"
             headers = dict(reply.headers)
@@ -408,7 +434,8 @@ class FakeAnthropic:
                 headers["retry-after"] = f"{reply.retry_after:g}"
             self._send(h, reply.status, reply.body(), headers)
             return
-        req.outcome = "ok"
+        if getattr(req, "outcome", "") != "badtool":
+            req.outcome = "ok"
         self._send(h, 200, self._complete(req, reply), {})
 
     def _decide(self, req: Request, path: str, has_key: bool) -> Reply:
@@ -419,8 +446,13 @@ class FakeAnthropic:
         fault = self._forced.pop(0) if self._forced else None
         if fault is None and self.faults.rate and self._rng.random() < self.faults.rate:
             fault = self._rng.choice(self.faults.kinds)
+        if fault == "badtool" and not req.get("tools"):
+            fault = None  # nothing to get wrong: served as usual, not counted
         if fault is not None:
             req.outcome = fault
+            self.injected.append((req.index, fault))
+            if fault in ("truncated", "dropped", "invalid", "badtool"):
+                return self._bad_reply(req, fault)
             if fault == "hang":
                 return Hang(self.faults.hang_s)
             if fault == "429":
@@ -446,6 +478,39 @@ class FakeAnthropic:
                 return error(400, f"fake API handler raised {err!r}")
         self.problems.append(f"request #{req.index}: no scripted reply left")
         return error(400, f"fake API: no scripted reply left for request #{req.index}")
+
+    def _bad_reply(self, req: Request, fault: str) -> Reply:
+        """A 200 that is broken the way `fault` says (see the module docstring)."""
+        if fault == "badtool":
+            return text("I would tap the button now.")
+        whole = json.dumps(self._complete(req, text("a reply that never arrives whole"))).encode()
+        if fault == "truncated":
+            return RawReply(whole[: len(whole) // 2])
+        if fault == "dropped":
+            return RawReply(whole[: len(whole) // 2], announce=len(whole))
+        self._invalid_turn += 1
+        turn = self._invalid_turn % 3
+        if turn == 1:
+            return RawReply(b"<html><body>502 Bad Gateway</body></html>", content_type="text/html")
+        if turn == 2:
+            return RawReply(b'{"unexpected": true}')
+        body = self._complete(req, text("x"))
+        body["content"] = "not a list of blocks"
+        return RawReply(json.dumps(body).encode())
+
+    def _send_raw(self, h: BaseHTTPRequestHandler, reply: RawReply) -> None:
+        try:
+            h.send_response(200)
+            h.send_header("content-type", reply.content_type)
+            h.send_header("content-length", str(reply.announce or len(reply.body)))
+            h.send_header("request-id", f"req_fake_{len(self.requests):04d}")
+            h.end_headers()
+            h.wfile.write(reply.body)
+            h.wfile.flush()
+        except OSError:
+            pass
+        if reply.announce:
+            h.close_connection = True
 
     def _send(
         self, h: BaseHTTPRequestHandler, status: int, body: dict[str, Any], headers: dict[str, str]
@@ -558,8 +623,9 @@ def _invalid(req: Request) -> str | None:
     if "temperature" in req and model.startswith(_NO_SAMPLING):
         return "`temperature` is deprecated for this model."
     choice = (req.get("tool_choice") or {}).get("type")
-    if choice in ("any", "tool") and model.startswith(_NO_FORCED_TOOL):
-        return f"tool_choice: forced tool use ({choice!r}) is not supported for this model"
+    thinking = req.get("thinking") if isinstance(req.get("thinking"), dict) else {}
+    if choice in ("any", "tool") and thinking.get("type") == "enabled":
+        return "Thinking may not be enabled when tool_choice forces tool use."
     if choice and not req.get("tools"):
         return "tool_choice may only be specified while providing tools"
     return None

@@ -18,6 +18,7 @@ from guilens.actions import (
     KeyPress,
     LongPress,
     OpenApp,
+    Scroll,
     Swipe,
     Tap,
     Type,
@@ -95,11 +96,13 @@ def test_foreign_forms(raw: object, expected: object) -> None:
 
 
 def test_scroll_directions_follow_each_format() -> None:
-    # CoM names the finger's direction (negative dy is UP); UI-TARS names the view's.
-    up = parse_action("SCROLL: UP", SCREEN)
-    assert isinstance(up, Swipe) and up.y2 < up.y1
+    # CoM names the finger's direction (negative dy is UP); UI-TARS names the content's. Both mean
+    # "show what is below", which guilens calls a scroll down.
+    assert parse_action("SCROLL: UP", SCREEN) == Scroll(direction="down")
+    assert parse_action("SCROLL: RIGHT", SCREEN) == Scroll(direction="left")
     down = parse_action("scroll(start_box='(500,500)', direction='down')", SCREEN)
-    assert isinstance(down, Swipe) and down.y2 < down.y1
+    assert down == Scroll(direction="down", x=540, y=1200)
+    assert parse_action("scroll(direction='up')", SCREEN) == Scroll(direction="up")
 
 
 def test_pixel_space_override() -> None:
@@ -112,7 +115,10 @@ def test_pixel_space_override() -> None:
         ({"type": "tap", "x": -1, "y": 5}, "tap.x"),
         ({"type": "tap", "x": 5}, "x and y go together"),
         ({"type": "tap"}, "give x and y"),
-        ({"type": "type", "text": ""}, "type.text"),
+        ({"type": "type", "text": ""}, "text is empty"),
+        ({"type": "type", "text": "x", "clear": "maybe"}, "type.clear"),
+        ({"type": "scroll", "direction": "sideways"}, "scroll.direction"),
+        ({"type": "scroll", "direction": "down", "x": 5}, "x and y go together"),
         ({"type": "key", "key": "power"}, "key.key"),
         ({"type": "zap"}, "unknown action type 'zap'"),
         ({"x": 1}, "needs 'type'"),

@@ -175,3 +175,26 @@ def test_killing_the_bridge_mid_run_raises_disconnected_and_resume_works(adb_srv
             assert d.observe().app == "com.guilens.launcher"
         finally:
             back.stop()
+
+
+def test_clear_delete_and_scroll_through_adb(sim_adb: SimOverAdb, dev: Any) -> None:
+    """The new actions as a real phone performs them: `type` with clear empties the field with
+    KEYCODE_MOVE_END and deletes (as many as the UI dump shows), `delete` is KEYCODE_DEL, and a
+    scroll is the finger's swipe."""
+    from guilens.actions import Scroll
+
+    _new_note(dev)
+    dev.act(Type(text="patio side table"))
+    assert dev.act(Type(text="Drip Coffee Maker", clear=True)).startswith("cleared the field, then typed")
+    assert sim_adb.state()["fields"]["title"] == "Drip Coffee Maker"
+    dev.act(KeyPress(key="delete"))
+    assert sim_adb.state()["fields"]["title"] == "Drip Coffee Make"
+    assert dev.act(Type(text="", clear=True)) == "cleared the field"
+    assert sim_adb.state()["fields"]["title"] == ""
+    dev.act(KeyPress(key="home"))
+    dev.act(OpenApp(app="com.guilens.shop"))
+    before = dev.observe().screenshot.tobytes()
+    said = dev.act(Scroll(direction="down"))
+    assert said.startswith("scrolled down") and dev.observe().screenshot.tobytes() != before
+    with pytest.raises(UnsupportedAction):
+        dev.act(Scroll(direction="down", element=3))

@@ -83,8 +83,9 @@ def test_missing_key_fails_at_construction(monkeypatch, tmp_path):
         ClaudeAgent(load_settings())
     from guilens.agents.registry import load_agent
 
-    with pytest.raises(ConfigError, match="--agent oracle"):
+    with pytest.raises(ConfigError, match=r"another --agent \(oracle") as info:
         load_agent("claude", load_settings(), model="claude-sonnet-5-5")
+    assert "--rules-only" not in str(info.value)  # `run` has no such option
 
 
 def test_registry_builds_it_with_the_run_settings(fake_api):
@@ -128,13 +129,13 @@ def test_first_request_carries_task_screen_elements_and_cache_breakpoints(fake_a
     fake_api.assert_clean()
 
 
-def test_newest_model_gets_auto_tool_choice_and_no_temperature(fake_api):
+def test_newest_model_gets_a_forced_tool_choice_and_no_temperature(fake_api):
     fake_api.push(act({"type": "key", "key": "back"}))
     agent = make_agent("claude-sonnet-5-5")
     start(agent)
     assert agent.step(step_input(0)).action.type == "key"
     req = fake_api.requests[0]
-    assert req["tool_choice"] == {"type": "auto"} and "temperature" not in req
+    assert req["tool_choice"] == {"type": "tool", "name": "act"} and "temperature" not in req
     fake_api.assert_clean()
 
 

@@ -164,8 +164,13 @@ def test_missing_key_fails_early_with_a_clear_message(monkeypatch, tmp_path):
         LLMClient("claude-sonnet-4-6", role="judge")
     message = str(info.value)
     assert message.startswith("ANTHROPIC_API_KEY is not set")
-    assert "--agent oracle" in message and "\n" not in message
+    assert "--rules-only" in message and "--agent" not in message and "\n" not in message
     assert isinstance(info.value, ConfigError)  # the CLI prints ConfigErrors as one line
+    # each role's message names what its own command accepts: `run` has no --rules-only
+    for role, names in (("agent", "--agent"), ("user", "--user oracle")):
+        with pytest.raises(MissingAPIKey) as info:
+            LLMClient("claude-sonnet-4-6", role=role)
+        assert names in str(info.value) and "--rules-only" not in str(info.value)
 
 
 def test_prompt_cache_breakpoint_on_the_unchanging_prefix(fake_api):
@@ -190,18 +195,24 @@ def test_prompt_cache_breakpoint_on_the_unchanging_prefix(fake_api):
     assert fake_api.requests[-1].cache_breakpoints() == []
 
 
-def test_newest_models_get_no_temperature_and_no_forced_tool(fake_api):
+def test_newest_models_get_no_temperature_and_a_forced_tool(fake_api):
     fake_api.handler = lambda req: tool_use("act", {})
     old = fast_client("claude-sonnet-4-6")
     ask(old, tools=[ACT], tool_choice={"type": "tool", "name": "act"}, temperature=0.0)
     sent = fake_api.requests[-1]
     assert sent["temperature"] == 0.0 and sent["tool_choice"] == {"type": "tool", "name": "act"}
 
-    new = fast_client("claude-sonnet-5-5")
+    new = fast_client("claude-sonnet-5-5")  # the default model: forced, as the API allows
     resp = ask(new, tools=[ACT], tool_choice={"type": "tool", "name": "act"}, temperature=0.0)
     sent = fake_api.requests[-1]
-    assert "temperature" not in sent and sent["tool_choice"] == {"type": "auto"}
+    assert "temperature" not in sent and sent["tool_choice"] == {"type": "tool", "name": "act"}
     assert resp.tool_calls[0].name == "act"
+    # manual extended thinking is what the API refuses a forced choice with: then it is `auto`
+    thinking = {"thinking": {"type": "enabled", "budget_tokens": 1024}}
+    ask(new, tools=[ACT], tool_choice={"type": "tool", "name": "act"}, extra=thinking, max_tokens=2048)
+    assert fake_api.requests[-1]["tool_choice"] == {"type": "auto"}
+    ask(new, tools=[ACT], tool_choice={"type": "tool", "name": "act"}, extra={"thinking": {"type": "adaptive"}})
+    assert fake_api.requests[-1]["tool_choice"] == {"type": "tool", "name": "act"}
     fake_api.assert_clean()
 
 

@@ -72,10 +72,14 @@ def test_model_rules_are_enforced():
         status, reply = post(api, {**body, "temperature": 0.0}, {"x-api-key": "k"})
         assert status == 400 and "temperature" in reply["error"]["message"]
         tools = [{"name": "t", "input_schema": {"type": "object"}}]
+        thinking = {"thinking": {"type": "enabled", "budget_tokens": 1024}}
         status, reply = post(
-            api, {**body, "tools": tools, "tool_choice": {"type": "any"}}, {"x-api-key": "k"}
+            api, {**body, "tools": tools, "tool_choice": {"type": "any"}, **thinking}, {"x-api-key": "k"}
         )
-        assert status == 400 and "forced tool use" in reply["error"]["message"]
+        assert status == 400 and "tool_choice forces tool use" in reply["error"]["message"]
+        api.push(tool_use("t", {}))  # without manual thinking a forced choice is served
+        status, reply = post(api, {**body, "tools": tools, "tool_choice": {"type": "any"}}, {"x-api-key": "k"})
+        assert status == 200 and reply["content"][0]["type"] == "tool_use"
 
 
 def test_no_key_wrong_path_and_unscripted_requests():

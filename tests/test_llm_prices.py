@@ -92,6 +92,7 @@ def test_model_caps():
     assert model_caps("claude-opus-4-6").sampling
     assert not model_caps("claude-opus-4-7").sampling and model_caps("claude-opus-4-7").forced_tool_choice
     assert not model_caps("claude-sonnet-5").sampling and model_caps("claude-sonnet-5").forced_tool_choice
-    assert not model_caps("claude-sonnet-5-5").forced_tool_choice
-    assert not model_caps("claude-fable-5-1").forced_tool_choice
+    # Forced tool choice is refused only with manual extended thinking (a request property), never by model.
+    assert model_caps("claude-sonnet-5-5").forced_tool_choice
+    assert model_caps("claude-fable-5-1").forced_tool_choice
     assert model_caps("some-proxy").sampling

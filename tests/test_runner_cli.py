@@ -51,7 +51,7 @@ def _err(result) -> str:
         (["--user", "robot"], "--user 'robot': choose oracle, llm, human"),
         (["-k", "0"], "--attempts 0: give 1 to 20"),
         (["--max-steps", "0"], "--max-steps 0: give at least 1"),
-        (["--agent", "nope"], "unknown agent 'nope': choose oracle, claude, human, random or package.module:Class"),
+        (["--agent", "nope"], "unknown agent 'nope': choose oracle, claude, openai, human, random or package.module:Class"),
         (["--agent", "no_such_pkg.mod:Agent"], "cannot import 'no_such_pkg.mod'"),
         (["--agent", "tests.runner_helpers:Nothing"], "module 'tests.runner_helpers' has no 'Nothing'"),
         (["--agent", "tests.runner_helpers:Events"], "Events is not an agent: it has no reset()"),

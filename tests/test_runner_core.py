@@ -50,7 +50,7 @@ def test_run_directory_layout(files, tmp_path):
     assert any(n["title"] == "Groceries" for n in state["apps"]["notes"]["notes"])
     ask = steps[2]["ask"]
     assert ask == {"question": "What should the note say?", "answer": "milk", "answered_by": "oracle",
-                   "suggested": None, "usage": None}
+                   "suggested": None, "usage": None, "llm_calls": []}  # an oracle user calls no model
     assert steps[6]["milestones"] == ["saved"]
     # element targets are resolved to pixels and recorded with what they meant
     assert steps[1]["action"]["type"] == "tap" and "x" in steps[1]["action"] and "target" not in steps[1]["action"]

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from pydantic import ValidationError
 
 from guilens.episode import LTMEntry, Memory, Usage
+from guilens.episode_model import LLMCall
 
 if TYPE_CHECKING:
     from guilens.device.base import Observation
@@ -85,6 +86,9 @@ class AgentStep:
     usage: Usage = field(default_factory=Usage)
     error: str | None = None
     """Set when the agent could not produce an action (malformed model output after retries)."""
+    llm_calls: list[LLMCall] = field(default_factory=list)
+    """The model calls behind this step as sent and received (`LLMResponse.call`), repairs included;
+    the runner records them on the step."""
 
 
 class AgentProtocolError(TypeError):

@@ -6,9 +6,13 @@ human-expert baseline can be recorded with nothing but a terminal:
 
     printf 'open notes\\ntap "New note"\\ntype Groceries\\nfinish\\n' | guilens run demo --agent human
 
-What the person types is a command (`tap 540 1200`, `tap "Search"`, `type hello`,
-`back`, `open notes`, `answer 42`, `finish`) or a JSON action. A typo is
-answered with what was wrong and asked again; it does not cost a step. The
+What the person types is a command or a JSON action. The commands:
+`tap 540 1200`, `tap "Search"`, `tap #3`, `long #3`, `swipe X1 Y1 X2 Y2`,
+`scroll down` (shows what is below; `scroll up #12` scrolls element 12's list),
+`type hello`, `type --clear "new text"` (replaces what the field holds),
+`back`, `home`, `enter`, `delete` (the character before the cursor), `open notes`,
+`wait 2`, `ask ...`, `answer 42`, `finish`. `help` (or `?`) lists them. A typo
+is answered with what was wrong and asked again; neither costs a step. The
 runner's take-over uses the same request, so the two feel the same.
 """
 
@@ -27,6 +31,9 @@ if TYPE_CHECKING:
     from guilens.device.base import Observation
 
 
+HELP_WORDS = ("help", "?", "commands")
+
+
 def ask_person_for_action(
     channel: QuestionChannel,
     control: RunControl | None,
@@ -39,13 +46,17 @@ def ask_person_for_action(
 ) -> Any:
     """Ask for an action until the person types one that parses; `Cancelled` if the run is cancelled,
     `Withdrawn` if `still_wanted()` turns false while waiting."""
-    error = ""
+    error = note = ""
     for _ in range(max_tries):
-        text = prompt if not error else f"{error}\n{prompt}"
+        text = "\n".join(part for part in (error or note, prompt) if part)
         reply = channel.ask(
             "action", text, context={**(context or {}), "error": error or None}, control=control,
             still_wanted=still_wanted,
         )
+        error = note = ""
+        if reply.strip().lower() in HELP_WORDS:
+            note = f"Commands: {COMMAND_HELP}"
+            continue
         try:
             action = parse_person_action(reply, obs.size)
             resolve_action(action, obs)  # a target not on screen is a typo too: ask again
@@ -84,6 +95,7 @@ class HumanAgent:
         lines = []
         if ctx is not None and inp.index == 0:
             lines.append(f"Task: {ctx.instruction}")
+            lines.append("Type a command (help lists them): tap #N, type [--clear] TEXT, scroll down, delete, ...")
         if inp.last_error:
             lines.append(f"The last action was rejected: {inp.last_error}")
         elif inp.last_result:

@@ -25,6 +25,7 @@ from guilens.config import Settings
 BUILTIN_AGENTS: dict[str, str] = {
     "oracle": "guilens.agents.oracle:OracleAgent",
     "claude": "guilens.agents.claude:ClaudeAgent",
+    "openai": "guilens.agents.openai_agent:OpenAIAgent",
     "human": "guilens.agents.human:HumanAgent",
     "random": "guilens.agents.random_agent:RandomAgent",
 }

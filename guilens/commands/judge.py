@@ -1,4 +1,11 @@
-"""`guilens judge` and `guilens report`."""
+"""`guilens judge` and `guilens report`.
+
+Both write into places a person names: `judge` a `verdict.json` beside every
+episode, `report --html` a file. A place that cannot be written is refused as
+one line naming it, before any model is called (exit status 2); a disk that
+fails part way is one line too (exit status 1), with the verdicts already
+written kept.
+"""
 
 from __future__ import annotations
 
@@ -19,7 +26,17 @@ def register(app: typer.Typer) -> None:
                  "cannot decide).",
         ),
         rules_only: bool = typer.Option(False, "--rules-only", help="Only the rules stage: no model calls."),
-        model: str = typer.Option(None, "--model", "-m", help="Judge model (default: the judge_model setting)."),
+        model: str = typer.Option(
+            None, "--model", "--judge-model", "-m",
+            help="Judge model: openai:MODEL, anthropic:MODEL or a Claude name (default: the judge_model setting)."),
+        describe_model: str = typer.Option(
+            None, "--describe-model",
+            help="A cheaper model for the step descriptions, as MemGUI-Eval does (default: the describe_model "
+                 "setting, else the judge model)."),
+        base_url: str = typer.Option(
+            None, "--base-url",
+            help="Endpoint for the judge models' provider, e.g. http://localhost:8000/v1 for a vLLM server "
+                 "(default: the openai_base_url / api_base_url setting)."),
         force: bool = typer.Option(False, "--force", help="Judge again even if the verdict on disk is current."),
         as_json: bool = typer.Option(False, "--json", help="Print the verdicts as JSON."),
     ) -> None:
@@ -27,12 +44,15 @@ def register(app: typer.Typer) -> None:
         from guilens.cli import UserError
         from guilens.episode import EpisodeError
         from guilens.judge.pipeline import JudgeError, judge_path
+        from guilens.storage import StorageError
 
         if not path.exists():
             raise UserError(f"{path}: no such file or directory")
         chosen = ["rules"] if rules_only else (stages or None)
         if rules_only and stages:
             raise UserError("--rules-only and --stages do not go together; pick one")
+        unpriced = _check_models(model, describe_model, base_url)
+        _check_verdicts_writable(path, force=force)
         total = {"n": 0, "cost": 0.0, "reused": 0}
 
         def show(d: Path, v: object) -> None:
@@ -47,7 +67,9 @@ def register(app: typer.Typer) -> None:
             colour = {"success": "green", "failure": "red"}.get(v.decision, "yellow")
             rel = d.relative_to(path) if d != path and d.is_relative_to(path) else d
             by = f"by {v.decided_by}" if v.decided_by else ""
-            cost = "cached" if v.reused else f"${v.usage.cost_usd:.4f}"
+            cost = "cached" if v.reused else (
+                "price unknown" if unpriced and not v.usage.cost_usd and (v.usage.input_tokens or v.usage.output_tokens)
+                else f"${v.usage.cost_usd:.4f}")
             progress = f" milestones {sum(1 for m in v.milestones if m.reached)}/{len(v.milestones)}" if v.milestones else ""
             typer.echo(f"{rel}  " + typer.style(f"{v.decision:9}", fg=colour) + f" {by:14} {cost}{progress}")
             for w in v.warnings:
@@ -59,9 +81,12 @@ def register(app: typer.Typer) -> None:
                         typer.echo(f"    {s.stage}: {s.status}: {s.reason}")
 
         try:
-            results = judge_path(path, chosen, model, force, on_done=show)
+            results = judge_path(path, chosen, model, force, on_done=show, describe_model=describe_model,
+                                 base_url=base_url)
         except (JudgeError, EpisodeError) as err:
             raise UserError(str(err)) from None
+        except OSError as err:  # the disk failed part way: the verdicts written so far are kept
+            raise StorageError.of(getattr(err, "filename", None) or path, err) from None
         if as_json:
             typer.echo(json.dumps([{"path": str(d), **v.model_dump(mode="json"), "reused": v.reused}
                                    for d, v in results], indent=2))
@@ -71,7 +96,8 @@ def register(app: typer.Typer) -> None:
             for _, v in results:
                 counts[v.decision] = counts.get(v.decision, 0) + 1
             summary = ", ".join(f"{n} {k}" for k, n in sorted(counts.items()))
-            typer.echo(f"{total['n']} episodes: {summary}; judge cost ${total['cost']:.4f}"
+            spent = f"${total['cost']:.4f}" + (" (a model's price is unknown)" if unpriced else "")
+            typer.echo(f"{total['n']} episodes: {summary}; judge cost {spent}"
                        + (f" ({total['reused']} unchanged, not re-judged)" if total["reused"] else ""))
 
     @app.command()
@@ -86,16 +112,77 @@ def register(app: typer.Typer) -> None:
 
         if not run.exists():
             raise UserError(f"{run}: no such directory")
+        if html_file is not None:
+            _check_html_target(html_file)
         rep = load_report(run)
         if not rep.rows:
             raise UserError(f"{run}: no episodes here (no episode.json under it)")
         if html_file is not None:
             from guilens.judge.html import write_html
 
-            out = write_html(rep, html_file)
+            out = write_html(rep, html_file)  # a disk that fails now: StorageError, exit status 1
             if not as_json:
                 typer.echo(f"wrote {out}")
         if as_json:
             typer.echo(json.dumps(rep.to_json(), indent=2, default=str))
         else:
             print_report(rep)
+
+
+def _check_models(model: str | None, describe_model: str | None, base_url: str | None) -> bool:
+    """Refuse a bad model spec or base URL as one line before any episode is read; return whether a
+    model the judge will use has no known price (its cost is then shown as unknown, not as $0)."""
+    from guilens.cli import UserError
+    from guilens.config import ConfigError, load_settings
+    from guilens.episode_model import Usage
+    from guilens.llm.prices import priced
+    from guilens.llm.spec import check_base_url, parse_model
+
+    try:
+        settings = load_settings()
+        if base_url is not None:
+            check_base_url(base_url, option="--base-url")
+        specs = [parse_model(model or settings.judge_model,
+                             option="--judge-model" if model else "the judge_model setting")]
+        chosen = describe_model or settings.describe_model
+        if chosen:
+            specs.append(parse_model(chosen, option="--describe-model" if describe_model else
+                                     "the describe_model setting"))
+    except ConfigError as err:
+        raise UserError(str(err)) from None
+    return any(not priced(s.provider, s.model, Usage(), settings.prices)[1] for s in specs)
+
+
+def _check_verdicts_writable(path: Path, *, force: bool) -> None:
+    """Refuse a run (or episode) the judge could not write its verdicts into, before it calls a model:
+    a read-only copy, an immutable folder or verdict. Each episode folder is asked once, by making (and
+    removing) a file in it; a verdict already there, by opening it for writing without changing it.
+
+    An episode with a verdict is not asked unless `force`: the judge reuses a current verdict without
+    writing, so a read-only copy of a judged run can still be read back through `judge`. Should the
+    verdict be stale after all, its rewrite fails as one line naming the file (exit status 1)."""
+    from guilens.cli import UserError
+    from guilens.episode import find_episodes
+    from guilens.storage import StorageError, check_file_target
+
+    for episode in find_episodes(path):
+        if not force and (episode / "verdict.json").is_file():
+            continue
+        try:
+            check_file_target(episode / "verdict.json")
+        except StorageError as err:
+            what = "cannot replace it" if err.path.name == "verdict.json" else "cannot write verdict.json here"
+            raise UserError(f"{err.path}: {what}: {err.why} (judge a writable copy of the run)") from None
+
+
+def _check_html_target(html_file: Path) -> None:
+    from guilens.cli import UserError
+    from guilens.storage import StorageError, check_file_target
+
+    if html_file.is_dir():
+        raise UserError(f"--html {html_file}: it is a folder; name the file to write")
+    try:
+        check_file_target(html_file)
+    except StorageError as err:
+        where = "" if err.path == html_file else f"{err.path}: "
+        raise UserError(f"--html {html_file}: cannot write: {where}{err.why}") from None

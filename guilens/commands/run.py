@@ -1,16 +1,22 @@
 """`guilens run TARGET` and `guilens demo`.
 
 Both plan the run first (every mistake is one `error:` line and exit status 2,
-before anything is written), then hand it to the TUI when there is one and
-`--headless` is not given, else run it here with the headless printer. The
-exit status is 0 when the run completed, whatever its episodes' outcomes.
+before anything is written; an output folder that cannot be written is such a
+mistake), then hand it to the TUI when there is one and `--headless` is not
+given, else run it here with the headless printer.
+
+Exit status (`EXIT_*`): 0 the run completed, whatever its episodes' outcomes
+(they are data); 1 an episode ended `error` (a broken agent, a phone that did
+not come back, a disk that filled: the run stops at the first write that
+fails, and says which file and why); 2 a mistake on the command line; 130
+interrupted (Ctrl-C).
 """
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
 
@@ -21,7 +27,19 @@ if TYPE_CHECKING:
     from guilens.run.plan import RunPlan
 
 
-def _fail(message: str, code: int = 2) -> None:
+EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+def exit_status(result: RunResult | None, *, interrupted: bool = False) -> int:
+    """The exit status for a finished run (see the module docstring)."""
+    if interrupted or (result is not None and result.interrupted):
+        return EXIT_INTERRUPTED
+    if result is not None and any(ep.status == "error" for ep in result.episodes):
+        return EXIT_ERROR
+    return EXIT_OK
+
+
+def _fail(message: str, code: int = 2) -> NoReturn:
     typer.secho(f"error: {message}", err=True, fg="red")
     raise typer.Exit(code)
 
@@ -47,10 +65,36 @@ def _plan(target: str, *, command: str, **kw: Any) -> RunPlan:
     from guilens.run.plan import plan_run
 
     try:
-        return plan_run(target, command=command, **kw)
+        plan = plan_run(target, command=command, **kw)
     except (UserError, ConfigError) as err:
         _fail(str(err))
         raise  # unreachable
+    _check_out(plan.out, given=kw.get("out") is not None)
+    return plan
+
+
+def _settings_with(**values: Any) -> Any:
+    """The settings with command-line values over them; a bad value is one line naming its option."""
+    from guilens.config import ConfigError, load_settings
+
+    try:
+        return load_settings(**values)
+    except ConfigError as err:
+        _fail(str(err))
+
+
+def _check_out(out: Path, *, given: bool) -> None:
+    """Refuse, before a device opens or the terminal changes, an output folder no run can be written in."""
+    import os
+
+    from guilens.storage import StorageError, check_output_dir
+
+    try:
+        check_output_dir(out)
+    except StorageError as err:
+        where = "--out " if given else ("GUILENS_RUN_DIR=" if os.environ.get("GUILENS_RUN_DIR") else
+                                        "the run_dir setting: ")
+        _fail(f"{where}{err}")
 
 
 def _tui() -> Any:
@@ -78,8 +122,7 @@ def run_plan(plan: RunPlan, *, headless: bool, thoughts: bool = False,
     if not headless and ((sys.stdin.isatty() and sys.stdout.isatty()) or under_web_driver()):
         run_tui = _tui()
         if run_tui is not None:
-            got = run_tui(plan, renderer=renderer)
-            return (130 if getattr(got, "interrupted", False) else 0), got
+            return _run_in_tui(run_tui, plan, renderer)
     from guilens.control import QuestionChannel, RunControl
     from guilens.device.base import DeviceError
     from guilens.headless import ConsoleResponder, HeadlessObserver
@@ -88,16 +131,54 @@ def run_plan(plan: RunPlan, *, headless: bool, thoughts: bool = False,
     control, channel = RunControl(), QuestionChannel()
     if plan.agent == "human" or plan.user == "human":
         ConsoleResponder(channel, control)
-    observer = HeadlessObserver(thoughts=thoughts, parallel=len(plan.devices) > 1)
+    from guilens.storage import StorageError
+
+    observer = HeadlessObserver(thoughts=thoughts, parallel=len(plan.devices) > 1, control=control)
+    runner = Runner(plan, observers=[observer], control=control, channel=channel)
     try:
-        result = Runner(plan, observers=[observer], control=control, channel=channel).run()
+        result = runner.run()
     except DeviceError as err:
         _fail(str(err))
     except KeyboardInterrupt:
         typer.secho("interrupted", err=True, fg="yellow")
-        return 130, None
+        return EXIT_INTERRUPTED, None
+    except StorageError as err:
+        _storage_fault(runner, err)
+        return EXIT_ERROR, None
+    _report_unmarked(runner)
     typer.echo(f"episodes in {result.run_dir}")
-    return (130 if result.interrupted else 0), result
+    return exit_status(result), result
+
+
+def _run_in_tui(run_tui: Any, plan: RunPlan, renderer: str | None) -> tuple[int, RunResult | None]:
+    """The run screen; what stopped the run is said in one line once the terminal is back, as headless."""
+    from guilens.device.base import DeviceError
+    from guilens.storage import StorageError
+
+    try:
+        got = run_tui(plan, renderer=renderer)
+    except DeviceError as err:
+        _fail(str(err))
+    except StorageError as err:
+        typer.secho(f"error: the run stopped: {err}", err=True, fg="red")
+        return EXIT_ERROR, None
+    return exit_status(got), got
+
+
+def _storage_fault(runner: Any, err: OSError) -> None:
+    """One line for the write that stopped the run, then where the record is and what it could not mark."""
+    if runner.run_dir is None:  # the run directory itself could not be made: nothing was recorded
+        typer.secho(f"error: cannot start the run: {err}", err=True, fg="red")
+        return
+    typer.secho(f"error: the run stopped: {err}", err=True, fg="red")
+    typer.secho(f"  what was recorded before is kept in {runner.run_dir}", err=True)
+    _report_unmarked(runner)
+
+
+def _report_unmarked(runner: Any) -> None:
+    """The ends the run could not write: those files still say `running` (readers take it as `interrupted`)."""
+    for err in runner.unmarked:
+        typer.secho(f"  not marked as ended: {err}", err=True, fg="yellow")
 
 
 def register(app: typer.Typer) -> None:
@@ -106,27 +187,61 @@ def register(app: typer.Typer) -> None:
         target: str = typer.Argument(
             ..., help="A built-in scenario id, scenario:task, or a scenario file (file.yaml or file.yaml:task)."
         ),
-        agent: str = typer.Option("oracle", "--agent", "-a", help="oracle, claude, human, random or package.module:Class."),
+        agent: str = typer.Option("oracle", "--agent", "-a",
+                                  help="oracle, claude, openai, human, random or package.module:Class."),
         device: list[str] = typer.Option(
             None, "--device", "-d", help="sim, adb or adb:SERIAL; repeat to spread a batch over devices."
         ),
         user: str = typer.Option("oracle", "--user", "-u", help="Who answers ask_user: oracle, llm or human."),
+        user_model: str = typer.Option(None, "--user-model",
+                                       help="--user llm: openai:MODEL, anthropic:MODEL or a Claude name "
+                                            "(default: the user_model setting, else the model setting)."),
+        user_base_url: str = typer.Option(None, "--user-base-url",
+                                          help="--user llm: its provider's endpoint (default: the provider's "
+                                               "setting, openai_base_url or api_base_url)."),
         level: str = typer.Option("L0", "--level", "-l", help="Instruction level: L0 precise, L1, L2 ambiguous."),
         attempts: int = typer.Option(1, "--attempts", "-k", help="pass@k: attempts per task, stopping at the first success."),
         all_attempts: bool = typer.Option(False, "--all-attempts", help="Run all k attempts even after a success."),
         max_steps: int = typer.Option(None, "--max-steps", help="Step budget (default: the task's, or 1.4 x golden + 1)."),
         out: Path = typer.Option(None, "--out", "-o", help="Where runs go (default: the run_dir setting, ./runs)."),
-        model: str = typer.Option(None, "--model", "-m", help="Model for the claude agent."),
+        model: str = typer.Option(None, "--model", "-m",
+                                  help="Model for the claude or openai agent (openai: the name the server serves)."),
+        base_url: str = typer.Option(None, "--base-url",
+                                     help="The agent's API endpoint (openai: e.g. http://localhost:8000/v1)."),
+        format: str = typer.Option(None, "--format",
+                                   help="LLM agents: native (tool calls), uitars, qwen or odyssey (text formats)."),
+        memory: str = typer.Option(None, "--memory",
+                                   help="LLM agents: none, actions, action-thought, multiturn or com "
+                                        "(default: com with native, action-thought with a text format)."),
+        max_pixels: int = typer.Option(None, "--max-pixels",
+                                       help="Pixel budget of the screenshot sent (default: the format's); "
+                                            "match the server's max_pixels."),
+        history_images: int = typer.Option(None, "--history-images",
+                                           help="--memory multiturn: screenshots per request (default 5)."),
+        screen_info: bool = typer.Option(None, "--screen-info/--no-screen-info",
+                                         help="Chain-of-Memory's ScreenInfo: one more call per step."),
         seed: int = typer.Option(None, "--seed", help="Seed for agents that draw random numbers."),
         headless: bool = typer.Option(False, "--headless", help="No TUI: one line per step on standard output."),
         thoughts: bool = typer.Option(False, "--thoughts", help="Headless: print the agent's thought under each step."),
         renderer: str = typer.Option(None, "--renderer", help=RENDERER_HELP),
+        disconnect_wait: float = typer.Option(
+            None, "--disconnect-wait", metavar="SECONDS", min=0, max=86_400,
+            help="How long to wait for a phone that goes away mid-run before its tasks end in error "
+                 "(default: the disconnect_wait_s setting, 300; 0: do not wait)."),
     ) -> None:
         """Run an agent on a scenario or task and record the episodes."""
         check_renderer_option(renderer)
         kw: dict[str, Any] = dict(agent=agent, devices=device or None, user=user, level=level, attempts=attempts,
                                   all_attempts=all_attempts, max_steps=max_steps, out=out, model=model, seed=seed)
-        plan = _plan(target, command=_command("run", target, {**kw, "headless": headless}), **kw)
+        overrides = {"disconnect_wait_s": disconnect_wait, "user_model": user_model, "user_base_url": user_base_url}
+        if any(v is not None for v in overrides.values()):
+            kw["settings"] = _settings_with(**overrides)
+        options = {"agent_format": format, "agent_memory": memory, "agent_base_url": base_url,
+                   "max_pixels": max_pixels, "history_images": history_images, "screen_info": screen_info}
+        shown = {"user_model": user_model, "user_base_url": user_base_url, "base_url": base_url, "format": format, "memory": memory, "max_pixels": max_pixels,
+                 "history_images": history_images, "screen_info": screen_info}
+        plan = _plan(target, command=_command("run", target, {**kw, **shown, "headless": headless}),
+                     agent_options=options, **kw)
         raise typer.Exit(execute(plan, headless=headless, thoughts=thoughts, renderer=renderer))
 
     @app.command()

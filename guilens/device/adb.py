@@ -10,10 +10,13 @@ What matters here, and why:
 - typed text is quoted for the device shell and escaped for `input text`
   (see adb_text.py), so `hello; reboot` is typed, not run;
 - every adb failure is checked against the device's state: a phone that went
-  away mid-run raises `DeviceDisconnected` (the runner pauses on it), one that
+  away mid-run raises `DeviceDisconnected` (the runner waits for it), one that
   is offline or unauthorized at the start says how to fix it (adb_server.py);
-- shell streams are read directly: adbutils' `shell2` and `open_transport`
-  each sleep 10 ms closing a connection, which doubles the cost of a tap.
+  an empty or cut-short screenshot is checked the same way, since that is what
+  a phone vanishing mid-read leaves (adb_link.py);
+- shell streams are read directly (adb_link.py): adbutils' `shell2` and
+  `open_transport` each sleep 10 ms closing a connection, which doubles the
+  cost of a tap.
 """
 
 from __future__ import annotations
@@ -22,47 +25,48 @@ import concurrent.futures
 import io
 import os
 import re
-import socket
 import subprocess
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from PIL import Image
 
-from guilens.actions import Action, KeyPress, LongPress, OpenApp, Swipe, Tap, Type, Wait
-from guilens.device.adb_server import (
-    FIX_NOT_FOUND,
-    adb_binary,
-    ensure_server,
-    make_client,
-    server_address,
-    state_error,
+from guilens.actions import (
+    Action,
+    KeyPress,
+    LongPress,
+    OpenApp,
+    Scroll,
+    Swipe,
+    Tap,
+    Type,
+    Wait,
+    scroll_gesture,
 )
+from guilens.device.adb_link import AdbLink
+from guilens.device.adb_server import adb_binary
 from guilens.device.adb_text import (
     ADB_KEYBOARD_IME,
     KEYCODES,
     adb_keyboard_command,
+    clear_field_commands,
     input_text_commands,
     needs_keyboard_app,
     resolve_package,
     sh_quote,
 )
-from guilens.device.base import (
-    DeviceDisconnected,
-    DeviceError,
-    DeviceNotFound,
-    Observation,
-    UnsupportedAction,
-)
+from guilens.device.base import DeviceError, Observation, UnsupportedAction
+from guilens.device.uitree import parse_ui_xml
 
 DUMP_PATH = "/sdcard/window_dump.xml"
+UNKNOWN_FIELD_LENGTH = 200
+"""Deletes sent to clear a field whose text the UI dump does not show (a delete in an empty field does nothing)."""
 _FOCUS = re.compile(r"mCurrentFocus=Window\{[^}]*?\s([\w.]+)/")
 _FOCUSED_APP = re.compile(r"mFocusedApp=.*?\s([\w.]+)/")
 _DATE = re.compile(r"^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})([+-]\d{4})?\s*$", re.M)
+_PNG_SIG = b"\x89PNG\r\n\x1a\n"
 _PNG_END = b"IEND\xaeB`\x82"
 
 
@@ -72,8 +76,12 @@ class ShellOutput:
     code: int
 
 
-class AdbDevice:
-    """A phone guilens drives over adb. `serial` None: the only attached device."""
+class AdbDevice(AdbLink):
+    """A phone guilens drives over adb. `serial` None: the only attached device.
+
+    How commands reach the phone, and what a failure means (a phone gone away or a
+    command that failed), is `AdbLink`'s (adb_link.py).
+    """
 
     def __init__(
         self,
@@ -84,165 +92,18 @@ class AdbDevice:
         timeout: float = 60.0,
         labels: dict[str, str] | None = None,
     ) -> None:
-        self.host, self.port = server_address(host, port)
-        ensure_server(self.host, self.port)
-        self._client = make_client(self.host, self.port, timeout)
-        self.serial = self._pick(serial)
-        self.name = f"adb:{self.serial}"
-        self._d = self._client.device(self.serial)
+        super().__init__(serial, host=host, port=port, timeout=timeout)
         self._labels = {k.casefold(): v for k, v in (labels or {}).items()}
         self._pool = concurrent.futures.ThreadPoolExecutor(3, thread_name_prefix=f"adb-{self.serial}")
         self._size: tuple[int, int] | None = None
         self._packages: list[str] | None = None
         self._keyboard: bool | None = None
-        with self._guard("reading its features"):
-            self._v2 = "shell_v2" in self._d.get_features().split(",")
-
-    # -- connecting ------------------------------------------------------------------------------
-
-    def _states(self) -> dict[str, str]:
-        return {d.serial: d.state for d in self._client.list()}
-
-    def _pick(self, serial: str | None) -> str:
-        try:
-            states = self._states()
-        except Exception as err:
-            raise DeviceError(f"cannot talk to the adb server at {self.host}:{self.port}: {err}") from None
-        if serial is None:
-            serial = os.environ.get("ANDROID_SERIAL") or None
-        if serial is None:
-            ready = [s for s, st in states.items() if st == "device"]
-            if len(ready) == 1:
-                return ready[0]
-            if len(ready) > 1:
-                raise DeviceNotFound(
-                    f"{len(ready)} adb devices are attached ({', '.join(sorted(ready))})",
-                    fix="pick one with --device adb:SERIAL",
-                )
-            if states:
-                serial, state = next(iter(states.items()))
-                raise state_error(serial, state)
-            raise DeviceNotFound("no adb device is attached", fix=FIX_NOT_FOUND)
-        if serial not in states and re.fullmatch(r"[\w.\-]+:\d+", serial):
-            self._connect(serial)
-            states = self._states()
-        state = states.get(serial)
-        if state is None:
-            known = ", ".join(sorted(states)) or "none"
-            raise DeviceNotFound(f"adb device {serial!r} is not attached (attached: {known})", fix=FIX_NOT_FOUND)
-        if state != "device":
-            raise state_error(serial, state)
-        return serial
-
-    def _connect(self, addr: str) -> None:
-        """`adb connect` a network device; it is ready once the server lists it as `device`."""
-        try:
-            out = self._client.connect(addr, timeout=10)
-        except Exception as err:
-            raise DeviceNotFound(f"adb connect {addr} failed: {err}", fix="is the device listening there?") from None
-        if "cannot" in out or "failed" in out:
-            raise DeviceNotFound(f"adb connect {addr}: {out.strip()}", fix="is the device listening there?")
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            if self._states().get(addr) not in (None, "offline", "connecting", "authorizing"):
-                return
-            time.sleep(0.1)
-
-    @contextmanager
-    def _guard(self, what: str) -> Iterator[None]:
-        """Turn adb failures into device errors; a device that is gone raises `DeviceDisconnected`."""
-        from adbutils.errors import AdbError
-
-        try:
-            yield
-        except DeviceError:
-            raise
-        except (AdbError, OSError, EOFError) as err:
-            raise self._gone_or(what, err) from None
-
-    def _gone_or(self, what: str, err: BaseException) -> DeviceError:
-        try:
-            state = self._states().get(self.serial)
-        except Exception:
-            return DeviceDisconnected(
-                f"the adb server at {self.host}:{self.port} went away while {what}",
-                fix="restart it with `adb start-server`, then resume",
-            )
-        if state == "device":
-            return DeviceError(f"{self.name}: {what} failed: {err}")
-        return DeviceDisconnected(
-            f"{self.name} disconnected while {what} (now {state or 'gone'})",
-            fix="reconnect the phone (cable, `adb connect`), then resume",
-        )
 
     # -- shell -----------------------------------------------------------------------------------
-
     def shell(self, command: str, *, what: str | None = None) -> ShellOutput:
-        """Run a command in the device shell; stdout and stderr merged, with its exit status.
-
-        Reads the stream ourselves rather than through adbutils' `shell2`, whose close
-        sleeps 10 ms on every call.
-        """
-        with self._guard(what or f"running `{command[:60]}`"):
-            if self._v2:
-                raw, code = self._shell_v2(command)
-            else:
-                marker = "X4EXIT:"
-                raw = self._read_all(self._open(f"shell:{command}; echo {marker}$?"))
-                at = raw.rfind(marker.encode())
-                if at < 0:
-                    raise EOFError(f"the shell closed before `{command[:60]}` finished")
-                code = int(raw[at + len(marker) :].strip() or b"255")
-                raw = raw[:at]
+        """Run a command in the device shell; stdout and stderr merged, with its exit status."""
+        raw, code = self.shell_raw(command, what or f"running `{command[:60]}`")
         return ShellOutput(raw.decode("utf-8", "replace"), code)
-
-    def _open(self, service: str) -> socket.socket:
-        # `host:transport:` directly: adbutils' open_transport asks the server's version first,
-        # on a connection whose close sleeps 10 ms.
-        conn = self._client.make_connection()
-        try:
-            conn.send_command(f"host:transport:{self.serial}")
-            conn.check_okay()
-            conn.send_command(service)
-            conn.check_okay()
-        except BaseException:
-            conn.conn.close()
-            raise
-        return conn.conn  # type: ignore[no-any-return]
-
-    @staticmethod
-    def _read_all(sock: socket.socket) -> bytes:
-        """Everything until the device closes the stream, in one growing buffer (linear in the size)."""
-        try:
-            buf = bytearray(1 << 20)
-            size = 0
-            while True:
-                if size == len(buf):
-                    buf.extend(bytes(len(buf)))
-                with memoryview(buf) as view:
-                    n = sock.recv_into(view[size:])
-                if n == 0:
-                    break
-                size += n
-            del buf[size:]
-            return bytes(buf)
-        finally:
-            sock.close()
-
-    def _shell_v2(self, command: str) -> tuple[bytes, int]:
-        data = self._read_all(self._open(f"shell,v2,raw:{command}"))
-        out = bytearray()
-        pos = 0
-        while pos + 5 <= len(data):
-            kind = data[pos]
-            length = int.from_bytes(data[pos + 1 : pos + 5], "little")
-            body = data[pos + 5 : pos + 5 + length]
-            pos += 5 + length
-            if kind in (1, 2):
-                out += body
-            elif kind == 3:
-                return bytes(out), body[0] if body else 255
-        raise EOFError(f"the shell closed before `{command[:60]}` finished")
 
     def _checked(self, command: str, what: str) -> str:
         out = self.shell(command, what=what)
@@ -250,23 +111,22 @@ class AdbDevice:
             raise DeviceError(f"{self.name}: {what} failed (exit {out.code}): {out.output.strip()[:300]}")
         return out.output
 
-    def exec_bytes(self, command: str, *, what: str) -> bytes:
-        """The raw stdout of `exec:COMMAND` (what `adb exec-out` reads), read as a stream."""
-        with self._guard(what):
-            return self._read_all(self._open("exec:" + command))
-
     # -- observing -------------------------------------------------------------------------------
 
     def screencap_png(self) -> bytes:
+        """The screen as PNG. An empty or cut-short read is a phone that went away (or, if it is
+        still there, a screencap that failed); only other bytes are a screencap that printed an error."""
         data = self.exec_bytes("screencap -p", what="taking a screenshot")
-        if not data.startswith(b"\x89PNG"):
-            raise DeviceError(f"{self.name}: screencap did not return a PNG: {data[:200]!r}")
-        if not data.rstrip(b"\r\n").endswith(_PNG_END):
-            raise self._gone_or("taking a screenshot", EOFError("the screenshot was cut short"))
-        return data
+        if data.startswith(_PNG_SIG) and data.rstrip(b"\r\n").endswith(_PNG_END):
+            return data
+        if not data:
+            raise self.cut_short("taking a screenshot", "screencap returned nothing")
+        if data.startswith(_PNG_SIG) or _PNG_SIG.startswith(data):
+            raise self.cut_short("taking a screenshot", f"the screenshot was cut short after {len(data)} bytes")
+        raise DeviceError(f"{self.name}: screencap did not return a PNG: {data[:200]!r}")
 
     def screenshot(self) -> Image.Image:
-        image = Image.open(io.BytesIO(self.screencap_png()))
+        image: Image.Image = Image.open(io.BytesIO(self.screencap_png()))
         image.load()
         if image.mode != "RGB":
             image = image.convert("RGB")
@@ -341,8 +201,22 @@ class AdbDevice:
                 self._checked(f"input swipe {a.x1} {a.y1} {a.x2} {a.y2} {a.duration_ms}", "swiping")
                 return f"swiped ({a.x1}, {a.y1}) -> ({a.x2}, {a.y2})"
             case Type():
-                self.type_text(action.text)
-                return f"typed {action.text!r}"
+                cleared = ""
+                if action.clear:
+                    n = self.focused_text_length()
+                    for command in clear_field_commands(n if n is not None else UNKNOWN_FIELD_LENGTH):
+                        self._checked(command, "clearing the field")
+                    cleared = "cleared the field, then "
+                if action.text:
+                    self.type_text(action.text)
+                return f"{cleared}typed {action.text!r}" if action.text else "cleared the field"
+            case Scroll():
+                if action.names_element:
+                    raise UnsupportedAction("scroll names an element; it must be resolved before the device acts")
+                at = (int(action.x), int(action.y)) if action.x is not None and action.y is not None else None
+                g = scroll_gesture(action.direction, self.size, at)
+                self._checked(f"input swipe {g.x1} {g.y1} {g.x2} {g.y2} {g.duration_ms}", "scrolling")
+                return f"scrolled {action.direction} (swiped ({g.x1}, {g.y1}) -> ({g.x2}, {g.y2}))"
             case KeyPress():
                 self._checked(f"input keyevent {KEYCODES[action.key]}", f"pressing {action.key}")
                 return f"pressed {action.key}"
@@ -358,6 +232,18 @@ class AdbDevice:
                 time.sleep(action.seconds)
                 return f"waited {action.seconds:g} s"
         return f"{action.type} is handled by the runner, not the phone"
+
+    def focused_text_length(self) -> int | None:
+        """How many characters the focused text field holds, from a fresh UI dump (None: unknown)."""
+        xml = self.ui_xml()
+        if not xml:
+            return None
+        try:
+            root = parse_ui_xml(xml)
+        except ValueError:
+            return None
+        focused = [n for n in root.iter() if n.focused and "EditText" in n.cls]
+        return len(focused[0].text) if focused else None
 
     def type_text(self, text: str) -> None:
         if not needs_keyboard_app(text):

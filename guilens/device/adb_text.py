@@ -14,7 +14,10 @@ import re
 
 from guilens.device.base import UnsupportedAction
 
-KEYCODES = {"home": 3, "back": 4, "enter": 66, "menu": 82, "recent": 187}
+KEYCODES = {"home": 3, "back": 4, "enter": 66, "delete": 67, "menu": 82, "recent": 187}
+"""Android key codes of the guilens keys; `delete` is KEYCODE_DEL, the keyboard's backspace."""
+KEYCODE_MOVE_END = 123
+"""Puts the cursor at the end of the focused field: a `type` with `clear` deletes back from there."""
 KEYCODE_TAB = 61
 ADB_KEYBOARD_IME = "com.android.adbkeyboard/.AdbIME"
 
@@ -52,6 +55,27 @@ def input_text_commands(text: str) -> list[str]:
                 cmds.append(f"input keyevent {KEYCODE_TAB}")
         if n < len(lines) - 1:
             cmds.append(f"input keyevent {KEYCODES['enter']}")
+    return cmds
+
+
+def clear_field_commands(length: int, *, per_command: int = 40) -> list[str]:
+    """Shell commands that empty a focused field holding `length` characters.
+
+    Android has no "clear this field" key and `input` no select-all before
+    Android 13 (`input keycombination`), so: the cursor to the end
+    (KEYCODE_MOVE_END), then that many deletes (KEYCODE_DEL), several key codes
+    to one `input keyevent` so a long field costs a few shell round trips, not
+    one per character. Deleting in an already empty field does nothing, so a
+    caller unsure of the length may pass more.
+    """
+    if length <= 0:
+        return []
+    cmds = [f"input keyevent {KEYCODE_MOVE_END}"]
+    left = length
+    while left > 0:
+        n = min(per_command, left)
+        cmds.append("input keyevent " + " ".join([str(KEYCODES["delete"])] * n))
+        left -= n
     return cmds
 
 

@@ -24,6 +24,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from guilens.actions import scroll_gesture
 from guilens.device.uitree import parse_ui_xml
 from guilens.export.targets import TargetError, selector_for, swipe_step, touched
 
@@ -85,10 +86,15 @@ def action_step(step: Step, root: Any, size: tuple[int, int]) -> Any:
             return {kind: selector_for(root, node, named if isinstance(named, str) else None, long=long)}
         if kind == "swipe":
             return swipe_step(a, root, size)
+        if kind == "scroll":
+            # A scroll is the finger's swipe at its point (the main list without one): replay that swipe.
+            at = (int(a["x"]), int(a["y"])) if a.get("x") is not None and a.get("y") is not None else None
+            finger = scroll_gesture(a["direction"], size, at)
+            return swipe_step(finger.model_dump(), root, size)
     except TargetError as err:
         raise PathError(f"{_step_no(step)}: {err}") from None
     if kind == "type":
-        return {"type": a["text"]}
+        return {"type": a["text"], "clear": True} if a.get("clear") else {"type": a["text"]}
     if kind == "key":
         return a["key"]
     if kind == "open_app":

@@ -19,6 +19,8 @@ from typing import Any
 
 from PIL import Image, ImageDraw, ImageFont
 
+from guilens.actions import stroke_of
+
 MAX_SIDE = 1568
 RED = (230, 20, 20)
 GREEN = (20, 180, 40)
@@ -61,6 +63,8 @@ def draw_action(img: Image.Image, action: dict[str, Any] | None) -> Image.Image:
     s = out.width / 1080  # MemGUI-Eval's sizes are for a 1080-wide screen
     r, line, half = max(4, round(35 * s)), max(2, round(6 * s)), max(12, round(100 * s))
     point = action_point(action)
+    if action.get("type") == "scroll":  # drawn as the finger's stroke that performs it
+        action = stroke_of(action, out.size)
     if action.get("type") == "swipe":
         try:
             x1, y1, x2, y2 = (int(action[k]) for k in ("x1", "y1", "x2", "y2"))
@@ -101,6 +105,15 @@ def action_type_detail(action: dict[str, Any] | None) -> tuple[str, str]:
                 f"Swipe from ({action.get('x1')},{action.get('y1')}) to ({action.get('x2')},{action.get('y2')}), "
                 "drawn as a red arrow."
             )
+        case "scroll":
+            x, y = action.get("x"), action.get("y")
+            where = f" at [{x}, {y}]" if x is not None and y is not None else ""
+            lies = {"down": "below", "up": "above", "left": "to the left", "right": "to the right"}
+            return kind, (f"Scrolled {action.get('direction')}{where}, to show what lies "
+                          f"{lies.get(str(action.get('direction')), 'beyond')}; the finger's stroke is drawn "
+                          "as a red arrow.")
+        case "type" if action.get("clear"):
+            return kind, f'The field was cleared, then the text "{action.get("text", "")}" was inputted.'
         case "type":
             return kind, f'The text "{action.get("text", "")}" has been inputted.'
         case "key":

@@ -11,37 +11,37 @@ judges, then the milestone judge), that decided.
 
 A stage that cannot run says so in its `StageResult` (no API key, no task
 definition, a real-device episode the rules cannot read, the API down) and
-the rest of the judgement goes on. A verdict whose key (a hash of the episode
-files, the task definition, the configuration and the prompt versions)
-matches the one on disk is returned as is: re-judging costs nothing. Verdicts
-with an errored stage are never reused.
+the rest of the judgement goes on. A stage run again later in the same
+judgement (IRR re-running the step descriptions) keeps its earlier runs and
+their errors (`StageResult.runs`, `errors`): a later success does not erase a
+failure. A verdict whose key (a hash of the episode files, the task
+definition, the configuration and the prompt versions) matches the one on
+disk is returned as is: re-judging costs nothing. Verdicts with an error in
+any stage are never reused.
 """
 
 from __future__ import annotations
 
 import logging
-import os
 import time
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from guilens.episode import EpisodeReader, Usage, find_episodes
 from guilens.judge.calls import JudgeModel
+from guilens.judge.clients import ClientFactory, _Clients
 from guilens.judge.evidence import Evidence
-from guilens.judge.images import MAX_SIDE
 from guilens.judge.inputs import resolve_task, verdict_key
-from guilens.judge.prompts import PROMPT_NAMES, load_prompt
+from guilens.judge.options import DEFAULT_STAGES, LLM_STAGES, JudgeConfig, JudgeError, expand_stages
 from guilens.judge.verdict import (
-    GROUPS,
     STAGE_ORDER,
-    VERDICT_SCHEMA_VERSION,
     FinalDecision,
     MilestoneState,
     StageResult,
     Verdict,
+    save_verdict,
 )
 
 __all__ = ["DEFAULT_STAGES", "JudgeConfig", "JudgeError", "expand_stages", "judge_episode", "judge_path",
@@ -49,108 +49,11 @@ __all__ = ["DEFAULT_STAGES", "JudgeConfig", "JudgeError", "expand_stages", "judg
 
 log = logging.getLogger(__name__)
 
-DEFAULT_STAGES: tuple[str, ...] = ("rules", "milestones", "scrutiny", "irr")
 AUTHORITY: tuple[str, ...] = ("rules", "visual", "semantic", "triage", "milestones")
 """Which decided stage wins the final decision."""
-JUDGE_LOGIC_VERSION = 2
-"""Bump when a stage's logic changes what it decides: old verdicts are then judged again."""
-LLM_STAGES = frozenset({"milestones", "triage", "describe", "semantic", "visual", "irr"})
-
-
-class JudgeError(ValueError):
-    """Bad input to the judge (an unknown stage, a path with no episodes); the message says which."""
-
-
-def expand_stages(names: Iterable[str]) -> list[str]:
-    """`rules,scrutiny` -> the stage names in pipeline order; errors name the unknown one."""
-    out: set[str] = set()
-    for raw in names:
-        for name in (n.strip() for n in raw.split(",")):
-            if not name:
-                continue
-            if name in GROUPS:
-                out.update(GROUPS[name])
-            elif name in STAGE_ORDER:
-                out.add(name)
-            else:
-                raise JudgeError(f"unknown judge stage {name!r}; choose from {', '.join([*GROUPS, 'triage', 'describe', 'semantic', 'visual'])}")
-    return [s for s in STAGE_ORDER if s in out]
-
-
-@dataclass(frozen=True)
-class JudgeConfig:
-    model: str
-    stages: tuple[str, ...] | None = None
-    """None: the default stages, escalating; a tuple: exactly these, always run."""
-    segment: int = 10
-    concurrency: int = 4
-    max_side: int = MAX_SIDE
-    retries: int = 2
-
-    @property
-    def requested(self) -> list[str]:
-        return expand_stages(self.stages if self.stages is not None else DEFAULT_STAGES)
-
-    @property
-    def escalate(self) -> bool:
-        return self.stages is None
-
-    def identity(self, llm_available: bool) -> dict[str, Any]:
-        from guilens import __version__
-
-        return {
-            "verdict_schema": VERDICT_SCHEMA_VERSION,
-            "judge_logic": JUDGE_LOGIC_VERSION,
-            "guilens": __version__,
-            "model": self.model,
-            "stages": self.requested,
-            "escalate": self.escalate,
-            "segment": self.segment,
-            "max_side": self.max_side,
-            "retries": self.retries,
-            "llm": llm_available,
-            "prompts": {n: load_prompt(n).cache_id for n in PROMPT_NAMES},
-        }
 
 
 # --- the pipeline ------------------------------------------------------------------------------------
-
-
-ClientFactory = Callable[[str], JudgeModel]
-
-
-class _Clients:
-    """Makes the judge's model client on first need, once; remembers why it could not."""
-
-    def __init__(self, model: str, factory: ClientFactory | None, settings: Any) -> None:
-        self.model, self.factory, self.settings = model, factory, settings
-        self._client: JudgeModel | None = None
-        self.unavailable: str | None = None
-        self._tried = False
-
-    def available(self) -> bool:
-        if self.factory is not None:
-            return True
-        from guilens.config import api_key
-
-        if not api_key():
-            self.unavailable = "no API key: ANTHROPIC_API_KEY is not set"
-            return False
-        return True
-
-    def get(self) -> JudgeModel | None:
-        if not self._tried:
-            self._tried = True
-            try:
-                if self.factory is not None:
-                    self._client = self.factory(self.model)
-                else:
-                    from guilens.llm import LLMClient
-
-                    self._client = LLMClient(self.model, role="judge", cache=True, settings=self.settings)
-            except Exception as err:  # MissingAPIKey, a bad base URL: every LLM stage says so
-                self.unavailable = str(err)
-        return self._client
 
 
 StageCallback = Callable[[StageResult], None]
@@ -177,7 +80,11 @@ def _skip(stage: str, reason: str) -> StageResult:
 
 
 def _error(stage: str, err: Exception) -> StageResult:
-    return StageResult(stage=stage, status="error", reason=f"{type(err).__name__}: {err}")  # type: ignore[arg-type]
+    """A stage that broke; an API failure keeps the failed tries it made (`LLMError.retries`)."""
+    reason = f"{type(err).__name__}: {err}"
+    retries = list(getattr(err, "retries", None) or [])
+    return StageResult(stage=stage, status="error", reason=reason, errors=[reason],  # type: ignore[arg-type]
+                       usage=Usage(retries=retries))
 
 
 def judge_episode(
@@ -189,6 +96,8 @@ def judge_episode(
     settings: Any = None,
     client_factory: ClientFactory | None = None,
     on_stage: StageCallback | None = None,
+    describe_model: str | None = None,
+    base_url: str | None = None,
     _clients: _Clients | None = None,
 ) -> Verdict:
     """Judge one attempt directory and write its `verdict.json`; return the verdict.
@@ -196,9 +105,12 @@ def judge_episode(
     `stages`: None for the default escalating pipeline, or names (`rules`,
     `milestones`, `scrutiny`, `irr`, or single scrutiny stages) to run exactly.
     `force`: judge again even if the verdict on disk matches. `client_factory`
-    builds the model client (tests; default: `guilens.llm.LLMClient`, judge role,
-    response cache on). `on_stage` hears of each stage result as it is made
-    (not when the verdict on disk is reused).
+    builds the model client (tests; default: `guilens.llm.make_client`, judge role,
+    response cache on). `model` and `describe_model` (the step descriptions'; default:
+    the `describe_model` setting, else `model`) are model specs on any provider
+    (`openai:MODEL`, `anthropic:MODEL`); `base_url` overrides the provider's setting.
+    `on_stage` hears of each stage result as it is made (not when the verdict on disk
+    is reused).
     """
     from guilens import __version__
     from guilens.config import load_settings
@@ -208,8 +120,10 @@ def judge_episode(
         model=model or settings.judge_model,
         stages=tuple(expand_stages(stages)) if stages is not None else None,
         concurrency=settings.judge_concurrency,
+        describe_model=describe_model or settings.describe_model,
     )
-    clients = _clients or _Clients(config.model, client_factory, settings)
+    clients = _clients or _Clients(config.model, client_factory, settings, describe_model=config.describe_model,
+                                   base_url=base_url)
     reader = EpisodeReader(path)
     scenario, task, values, origin = resolve_task(reader)
     ev = Evidence(reader, task=task, scenario=scenario, values=values, task_origin=origin)
@@ -222,7 +136,7 @@ def judge_episode(
             old = Verdict.model_validate_json(out_path.read_text(encoding="utf-8"))
         except ValueError:
             old = None
-        if old is not None and old.key == key and not any(s.status == "error" for s in old.stages):
+        if old is not None and old.key == key and not any(s.status == "error" or s.errors for s in old.stages):
             old._reused = True
             return old
 
@@ -235,9 +149,7 @@ def judge_episode(
     verdict.usage = sum((s.usage for s in verdict.stages), Usage())
     if reader.episode.status in ("running",):
         verdict.reason = f"(judged while still running) {verdict.reason}"
-    tmp = out_path.with_name(f".verdict.json.{os.getpid()}.tmp")
-    tmp.write_text(verdict.model_dump_json(indent=2), encoding="utf-8")
-    os.replace(tmp, out_path)
+    save_verdict(reader.dir, verdict)
     return verdict
 
 
@@ -258,7 +170,13 @@ def _run(ev: Evidence, config: JudgeConfig, clients: _Clients, on_stage: StageCa
             results[stage] = _skip(stage, clients.unavailable or "no model client")
         return c
 
+    # An attempt that never ended (killed, or still running) is nobody's failure or success: the
+    # rules say so, and no model is asked to decide it (milestones reached still count).
+    unfinished = ep.status in ("interrupted", "running")
+
     def decided() -> StageResult | None:
+        if unfinished:
+            return None
         for name in AUTHORITY:
             r = results.get(name)
             if r is not None and r.status == "decided":
@@ -298,6 +216,8 @@ def _run(ev: Evidence, config: JudgeConfig, clients: _Clients, on_stage: StageCa
     scrutiny = [s for s in ("triage", "describe", "semantic", "visual") if s in want]
     if scrutiny:
         stop: str | None = "decided by rules" if config.escalate and rules_decided else None
+        if unfinished:
+            stop = f"the attempt is {ep.status}: left undecided"
         c = None if stop else client_or_skip(scrutiny[0])
         if c is None and stop is None:
             stop = results[scrutiny[0]].reason
@@ -314,8 +234,10 @@ def _run(ev: Evidence, config: JudgeConfig, clients: _Clients, on_stage: StageCa
                     if r.status == "decided":
                         stop = "triage decided"
                 elif stage == "describe":
-                    r = describe(ev, c, concurrency=config.concurrency, max_side=config.max_side,
-                                 retries=config.retries)
+                    d = clients.describer()
+                    r = (describe(ev, d, concurrency=config.concurrency, max_side=config.max_side,
+                                  retries=config.retries) if d is not None
+                         else _skip("describe", clients.unavailable or "no model client"))
                 elif stage == "semantic":
                     r = semantic(ev, c, results.get("describe"), max_side=config.max_side, retries=config.retries)
                     if r.status == "decided":
@@ -332,6 +254,7 @@ def _run(ev: Evidence, config: JudgeConfig, clients: _Clients, on_stage: StageCa
                                    retries=config.retries)
             except Exception as err:
                 r = _error(stage, err)
+            if r.status == "error":
                 stop = f"{stage} failed"
             results[stage] = r
 
@@ -350,18 +273,27 @@ def _run(ev: Evidence, config: JudgeConfig, clients: _Clients, on_stage: StageCa
             results["irr"] = irr_success()
             irr_value = 1.0
         elif (c := client_or_skip("irr")) is not None:
-            try:
-                desc = results.get("describe")
-                if desc is None or desc.status != "done":
-                    desc = describe(ev, c, concurrency=config.concurrency, max_side=config.max_side,
-                                    retries=config.retries, why="irr")
-                    results["describe"] = desc
-                r = irr_stage(ev, c, final.reason, desc, retries=config.retries)
-                results["irr"] = r
-                if r.status == "done":
-                    irr_value = r.details["irr_percentage"] / 100
-            except Exception as err:
-                results["irr"] = _error("irr", err)
+            desc = results.get("describe")
+            if desc is None or desc.status != "done":
+                # IRR needs the descriptions: run the stage again, keeping its earlier run on the record.
+                try:
+                    again = describe(ev, clients.describer() or c, concurrency=config.concurrency,
+                                     max_side=config.max_side, retries=config.retries, why="irr")
+                except Exception as err:
+                    again = _error("describe", err)
+                    again.details["for"] = "irr"
+                desc = again.rerun(desc) if desc is not None else again
+                results["describe"] = desc
+            if desc.status != "done":
+                results["irr"] = _skip("irr", f"the step descriptions failed: {desc.reason}")
+            else:
+                try:
+                    r = irr_stage(ev, c, final.reason, desc, retries=config.retries)
+                    results["irr"] = r
+                    if r.status == "done":
+                        irr_value = r.details["irr_percentage"] / 100
+                except Exception as err:
+                    results["irr"] = _error("irr", err)
 
     # Milestones no stage judged: what the runner saw live.
     if ev.task is not None:
@@ -422,6 +354,8 @@ def judge_path(
     client_factory: ClientFactory | None = None,
     on_done: Callable[[Path, Verdict], None] | None = None,
     on_stage: StageCallback | None = None,
+    describe_model: str | None = None,
+    base_url: str | None = None,
 ) -> list[tuple[Path, Verdict]]:
     """Judge one episode or every episode under a run (or task) directory, one model client for all."""
     from guilens.config import load_settings
@@ -430,11 +364,13 @@ def judge_path(
     dirs = find_episodes(path)
     if not dirs:
         raise JudgeError(f"{path}: no episodes here (no episode.json under it)")
-    clients = _Clients(model or settings.judge_model, client_factory, settings)
+    describe_model = describe_model or settings.describe_model
+    clients = _Clients(model or settings.judge_model, client_factory, settings, describe_model=describe_model,
+                       base_url=base_url)
     out = []
     for d in dirs:
         v = judge_episode(d, stages, model, force, settings=settings, client_factory=client_factory,
-                          on_stage=on_stage, _clients=clients)
+                          on_stage=on_stage, describe_model=describe_model, base_url=base_url, _clients=clients)
         out.append((d, v))
         if on_done is not None:
             on_done(d, v)

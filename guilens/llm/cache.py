@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from guilens.episode import Usage
+from guilens.episode_model import LLMCall
 from guilens.llm.prices import PRICES, model_key, to_usage
 
 log = logging.getLogger(__name__)
@@ -32,6 +33,9 @@ class ToolCall:
     id: str
     name: str
     input: dict[str, Any]
+    error: str | None = None
+    """Why the call's arguments could not be read (an OpenAI-compatible server passes on whatever the
+    model wrote, which may not be JSON); `input` is then empty. A reply to repair, not a crash."""
 
 
 @dataclass
@@ -47,17 +51,29 @@ class LLMResponse:
     retries: int = 0
     latency_s: float = 0.0
     request_id: str | None = None
+    call: LLMCall | None = None
+    """The call as sent and received (request with image references, raw reply, retries, tokens, cost):
+    callers put it on the step (`AgentStep.llm_calls`) so the episode shows what the model saw and said."""
 
 
-def response_from(data: dict[str, Any], *, requested_model: str, cached: bool) -> LLMResponse:
+def response_from(data: dict[str, Any], *, requested_model: str, cached: bool, claude: bool = True) -> LLMResponse:
+    """`data` (a reply in the Messages API shape) as an `LLMResponse`. `claude`: price it with the Claude
+    table; otherwise the usage carries tokens only and the client prices it."""
     content = list(data.get("content") or [])
     model = str(data.get("model") or requested_model)
     priced = model if model_key(model) in PRICES else requested_model
-    usage = Usage() if cached else to_usage(priced, data.get("usage") or {})
+    if cached:
+        usage = Usage()
+    elif claude:
+        usage = to_usage(priced, data.get("usage") or {})
+    else:
+        usage = Usage(input_tokens=_tokens(data, "input_tokens"), output_tokens=_tokens(data, "output_tokens"),
+                      cache_read_tokens=_tokens(data, "cache_read_input_tokens"))
     return LLMResponse(
         text="".join(b.get("text", "") for b in content if b.get("type") == "text"),
         tool_calls=[
-            ToolCall(id=str(b.get("id", "")), name=str(b.get("name", "")), input=dict(b.get("input") or {}))
+            ToolCall(id=str(b.get("id", "")), name=str(b.get("name", "")), input=dict(b.get("input") or {}),
+                     error=b.get("_error") if isinstance(b.get("_error"), str) else None)
             for b in content
             if b.get("type") == "tool_use"
         ],
@@ -67,6 +83,12 @@ def response_from(data: dict[str, Any], *, requested_model: str, cached: bool) -
         model=model,
         content=content,
     )
+
+
+def _tokens(data: dict[str, Any], name: str) -> int:
+    u = data.get("usage")
+    value = u.get(name) if isinstance(u, dict) else 0
+    return int(value) if isinstance(value, int | float) else 0
 
 
 class ResponseCache:

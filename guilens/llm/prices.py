@@ -1,9 +1,11 @@
-"""Claude prices and model quirks: tokens to dollars, and what each model accepts.
+"""Prices and Claude model quirks: tokens to dollars, and what each model accepts.
 
 One table for the agent, the llm user and the judge, so the same tokens always
 cost the same. Model ids are reduced to a family-version key first, so dated
 ids (`claude-sonnet-4-5-20250929`), cloud ids (`us.anthropic.claude-...-v1:0`)
 and old-style ids (`claude-3-5-haiku-latest`) price like the model they name.
+OpenAI models have a small table of their own; any model can be priced (or
+re-priced) by the `prices` setting, which wins over both tables (`priced`).
 """
 
 from __future__ import annotations
@@ -80,18 +82,23 @@ def _version(key: str) -> tuple[str, tuple[int, int]]:
 class ModelCaps:
     sampling: bool
     """Accepts `temperature` (Opus 4.7 and every 5.x model answer HTTP 400 to a non-default one)."""
-    forced_tool_choice: bool
-    """Accepts `tool_choice` `any`/`tool` (not the 5.5 generation, nor always-thinking Fable/Mythos)."""
+    forced_tool_choice: bool = True
+    """Accepts `tool_choice` `any`/`tool`. Every model does: the API refuses a forced choice only
+    together with manual extended thinking (`thinking: {"type": "enabled"}`), which is a property of
+    the request, not the model, and the Anthropic provider checks it there
+    (`guilens.llm.providers.anthropic.forced_refused`). An earlier table said the 5.5 generation,
+    Fable and Mythos refused it, which cost the default model a repair turn whenever it answered
+    without the tool; Anthropic's docs say adaptive thinking (their default) takes a forced choice."""
 
 
 def model_caps(model: str) -> ModelCaps:
     key = model_key(model)
     if key is None:
-        return ModelCaps(sampling=True, forced_tool_choice=True)
+        return ModelCaps(sampling=True)
     family, version = _version(key)
     if family in ("fable", "mythos"):
-        return ModelCaps(sampling=False, forced_tool_choice=False)
-    return ModelCaps(sampling=version < (4, 7), forced_tool_choice=version < (5, 5))
+        return ModelCaps(sampling=False)
+    return ModelCaps(sampling=version < (4, 7))
 
 
 def _field(usage: Any, *names: str) -> int:
@@ -133,6 +140,52 @@ def cost_usd(model: str, usage: Any) -> float:
         + read * p_read
     ) / 1_000_000
     return round(dollars, 8)
+
+
+# USD per million tokens (input, output, cache read) of OpenAI models, from OpenAI's pricing page
+# (checked 2025-06); matched on the name with any date suffix removed.
+OPENAI_PRICES: dict[str, tuple[float, float, float]] = {
+    "gpt-4o": (2.50, 10.0, 1.25),
+    "gpt-4o-mini": (0.15, 0.60, 0.075),
+    "gpt-4.1": (2.0, 8.0, 0.50),
+    "gpt-4.1-mini": (0.40, 1.60, 0.10),
+    "gpt-4.1-nano": (0.10, 0.40, 0.025),
+}
+_DATED = re.compile(r"-\d{4}-\d{2}-\d{2}$")
+
+
+def price_override(provider: str, model: str, overrides: dict[str, Any] | None) -> Any:
+    """The `prices` setting's entry for `provider:model` (or the bare `model`), or None."""
+    if not overrides:
+        return None
+    for key in (f"{provider}:{model}", model):
+        if key in overrides:
+            return overrides[key]
+    return None
+
+
+def priced(provider: str, model: str, usage: Usage, overrides: dict[str, Any] | None = None) -> tuple[float, bool]:
+    """Dollars for `usage` of `provider:model` and whether a price was known: the `prices` setting
+    first (a local model at 0 or at its GPU cost), then guilens's tables. Unknown: (0.0, False), which
+    callers show as "price unknown", never as $0."""
+    own = price_override(provider, model, overrides)
+    if own is not None:
+        p_in, p_out = float(own.input), float(own.output)
+        p_read = float(own.cache_read) if own.cache_read is not None else p_in
+        p_write = float(own.cache_write) if own.cache_write is not None else p_in
+        dollars = (usage.input_tokens * p_in + usage.output_tokens * p_out + usage.cache_read_tokens * p_read
+                   + usage.cache_write_tokens * p_write) / 1_000_000
+        return round(dollars, 8), True
+    if provider == "openai":
+        table = OPENAI_PRICES.get(_DATED.sub("", model.rpartition("/")[2]))
+        if table is None:
+            return 0.0, False
+        p_in, p_out, p_read = table
+        dollars = (usage.input_tokens * p_in + usage.output_tokens * p_out + usage.cache_read_tokens * p_read) / 1e6
+        return round(dollars, 8), True
+    if model_key(model) not in PRICES:
+        return 0.0, False
+    return usage.cost_usd, True
 
 
 def to_usage(model: str, usage: Any) -> Usage:

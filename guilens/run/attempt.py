@@ -24,6 +24,18 @@ choosing (a take-over, or an agent that `is_human`), the user answering, the
 device. The episode's `Timings` add up the same buckets; a step's share is the
 difference of those totals across the step, so nothing is counted twice.
 
+The loop acts only once the previous step's line is on disk (`Recorder.wait_durable`;
+the screen is encoded meanwhile, beside the agent's decision), so a killed run loses
+at most the step in flight. A write that fails stops the attempt (`error`, with the
+file and the reason) and, through `fault`, the run.
+
+A phone that goes away mid-run is waited for (`guilens.run.reconnect`): the run
+pauses, goes on by itself once the phone answers again, and the call it cut short
+is made again when that is safe (every read; an action only if it surely never
+reached the phone). The wait is recorded on the step as a `DeviceGap`. A phone
+that does not come back within `disconnect_wait_s` ends the attempt `error`
+(`lost`), with the step in flight recorded.
+
 Milestones are recorded on the step whose action reached them. The app state
 the checks read with it is recorded too (`state/NNNN.json`, see
 `guilens.run.statelog`), so the judge's replay reaches milestones where the run did.
@@ -36,24 +48,28 @@ import time
 import traceback
 from typing import TYPE_CHECKING, Any
 
-from guilens.actions import Action, ActionError, Answer, AskUser, Finish, parse_action, to_command
+from guilens.actions import Action, ActionError, Answer, AskUser, Finish, parse_action
 from guilens.agents.base import AgentContext, AgentStep, StepInput
-from guilens.control import Cancelled, ObserverList, QuestionChannel, RunControl, Withdrawn, acting_for
-from guilens.device.base import DeviceDisconnected, DeviceError, Observation, UnsupportedAction
-from guilens.episode import Ask, Episode, Memory, MilestoneHit, Recorder, Step, StepTimings, Timings, now
+from guilens.control import Cancelled, ObserverList, QuestionChannel, RunControl, acting_for
+from guilens.device.base import DeviceDisconnected, DeviceError, DeviceLost, Observation, UnsupportedAction
+from guilens.episode import Episode, Memory, MilestoneHit, Recorder, Step, StepTimings, Timings, now
+from guilens.episode_model import DeviceGap
+from guilens.llm.errors import LLMError
 from guilens.run.closing import close_attempt
+from guilens.run.person import PersonMixin
+from guilens.run.reconnect import DeviceWait
 from guilens.run.resolve import resolve_action
 from guilens.run.statelog import StateLog, check_reads
 from guilens.run.types import AttemptOutcome, AttemptSpec, Feedback, jsonable, template_values
 from guilens.scenarios.checks import CheckContext, MilestoneTracker
-from guilens.users import UserContext
+from guilens.storage import Reserve, StorageError
 
 if TYPE_CHECKING:
     from guilens.device.base import Device
     from guilens.users import SimUser
 
 
-class AttemptRunner:
+class AttemptRunner(PersonMixin):
     """Runs one attempt and writes its directory. Create one per attempt."""
 
     def __init__(
@@ -66,8 +82,9 @@ class AttemptRunner:
         observers: ObserverList,
         control: RunControl,
         channel: QuestionChannel,
-        pause_on_disconnect: bool = False,
+        disconnect_wait_s: float = 0.0,
         label: str | None = None,
+        reserve: Reserve | None = None,
     ) -> None:
         self.spec = spec
         self.device = device
@@ -76,9 +93,19 @@ class AttemptRunner:
         self.obs = observers
         self.control = control
         self.channel = channel
-        self.pause_on_disconnect = pause_on_disconnect
+        self.reserve = reserve
+        """Room the run keeps back on its disk, given up to mark the episode when the disk fills."""
+        self.fault: StorageError | None = None
+        """The write that stopped this attempt's record, or the end that could not be marked: the
+        run stops after this attempt (`guilens.run.engine`)."""
         self.label = label or str(getattr(device, "name", "device"))
         """What the run calls this device (`sim-2`): the episode's `device`, the control's key."""
+        self.waiter = DeviceWait(device, control, label=self.label, wait_s=disconnect_wait_s,
+                                 announce=self._announce_wait)
+        self.gaps: list[DeviceGap] = []
+        """Waits for the phone not yet recorded: the next step recorded takes them."""
+        self.lost: DeviceLost | None = None
+        """The phone went away and did not come back: the run gives this device no more tasks."""
         task, scenario = spec.task, spec.scenario
         self.values = template_values(task, spec.values)
         self.instruction = task.instruction_at(spec.level, self.values)
@@ -116,28 +143,37 @@ class AttemptRunner:
         self.loop_s = 0.0
         """The step loop's own time: everything but the device, the agent and the user (recording included)."""
         self.record_s = 0.0
-        """Of which handing steps to the recorder (waiting when its encoders fall behind)."""
+        """Of which waiting on the recorder: handing steps over, and the previous step's line before acting."""
         self.current: Observation | None = None
         """What the phone shows now: the screen the next step sees, or the final screen."""
         self._announced = -1
         """The last step index reported to `on_step_started` (a step handed back while paused starts once)."""
 
     # -- timed device calls ---------------------------------------------------------------------
-    def _device_call(self, fn: Any, *args: Any) -> Any:
+    def _device_call(self, fn: Any, *args: Any, unsure: str | None = None) -> Any:
+        """`fn(*args)` on the phone, its time booked to the device; a phone that goes away is waited
+        for, and the call made again once it is back. `unsure` marks a call that changes the phone
+        (an action): if it may have reached the phone before the link broke it is not repeated, and
+        `unsure` is returned in place of its result."""
         while True:
             t = time.perf_counter()
             try:
                 return fn(*args)
             except DeviceDisconnected as err:
-                if not self.pause_on_disconnect:
+                if isinstance(err, DeviceLost):
                     raise
-                self.control.pause()
-                self.obs.on_state(self.episode, "disconnected")
-                self.episode.error = str(err)
-                self.control.gate()  # a person reconnects the phone and resumes
-                self.episode.error = None
+                gap = self.waiter.wait(err, getattr(fn, "__name__", "device"), self.gaps)  # DeviceLost: gone
+                gap.retried = unsure is None or err.performed is False
+                if not gap.retried:
+                    return unsure
             finally:
                 self.episode.timings.device_s += time.perf_counter() - t
+
+    def _announce_wait(self, state: str, message: str) -> None:
+        """The wait's news, as the observers hear every state: the device's message is the
+        episode's `error` while it lasts."""
+        self.episode.error = message if state == "disconnected" else None
+        self.obs.on_state(self.episode, state)
 
     def _spent(self) -> dict[str, float]:
         """The episode's time so far in each bucket of `StepTimings`."""
@@ -152,55 +188,6 @@ class AttemptRunner:
         ui = obs.ui if any("ui" in w for w in waiting) else None
         return CheckContext(ui=ui, app=obs.app, state=state, answer=self.answer)
 
-    # -- the person at the controls ----------------------------------------------------------------
-    def annotate(self, label: str) -> bool:
-        """Attach a person's label to the last recorded step (or the first, if none is yet).
-
-        A label that is a milestone id of the task also marks that milestone reached there.
-        """
-        label = label.strip()
-        if not label:
-            return False
-        with self._lock:
-            rec = self.recorder
-            if rec is None or not rec.steps:
-                self._pending_notes.append(label)
-                return True
-            step = rec.steps[-1]
-            if label not in step.annotations:
-                step.annotations.append(label)
-            self._mark_if_milestone(label, step)
-            rec.update_step(step)
-        return True
-
-    def _mark_if_milestone(self, label: str, step: Step) -> None:
-        ids = {m.id for m in self.tracker.milestones}
-        if label in ids and label not in self.tracker.reached:
-            m = self.tracker.mark(label, step.index, by="human")
-            step.milestones.append(label)
-            self.episode.milestones.append(MilestoneHit(id=label, step=step.index, text=m.text, by="human"))
-            self.obs.on_milestone(self.episode, label, step.index)
-
-    def _human_action(self, obs: Observation, index: int) -> AgentStep | None:
-        """The person's move while they hold the controls; None when they hand back before making one."""
-        from guilens.agents.human import ask_person_for_action
-
-        self.obs.on_state(self.episode, "human")
-        t = time.perf_counter()
-        try:
-            action = ask_person_for_action(
-                self.channel, self.control, obs,
-                prompt=f"Take-over, step {index + 1} of {self.spec.budget}: your action?",
-                context={"step": index, "by": "human", "task": self.spec.task.id},
-                still_wanted=lambda: self.control.is_human(self.label),
-            )
-        except Withdrawn:
-            self.obs.on_state(self.episode, "running")
-            return None
-        finally:
-            self.episode.timings.person_s += time.perf_counter() - t
-        return AgentStep(action=action, description=to_command(action), memory=self.memory.model_copy(deep=True))
-
     def _gate(self) -> bool:
         """Wait at the control's gate; True if the run was held (a real phone may have moved on)."""
         held = self.control.holds(self.label)
@@ -211,6 +198,11 @@ class AttemptRunner:
             self.obs.on_state(self.episode, "running")
         return held
 
+    def _seen(self, obs: Observation) -> None:
+        """A new screen: the recorder starts its PNG now, the screen of the next step or the final one."""
+        if self.recorder is not None:
+            self.recorder.encode_ahead(obs.screenshot)
+
     def _show(self, index: int, obs: Observation) -> None:
         """Tell the observers what the phone shows now; `index` is the step that will see it."""
         self.obs.on_screen(self.episode, index, obs.screenshot, obs.ui_xml)
@@ -218,7 +210,7 @@ class AttemptRunner:
     # -- the loop ---------------------------------------------------------------------------------
     def run(self) -> AttemptOutcome:
         spec, ep = self.spec, self.episode
-        rec = Recorder(spec.directory, ep)
+        rec = Recorder(spec.directory, ep, reserve=self.reserve)  # StorageError: the run cannot go on
         self.recorder = rec
         self.obs.on_attempt_started(ep)
         with acting_for(self.label):
@@ -244,6 +236,7 @@ class AttemptRunner:
                 values=dict(spec.values),
             ))
             self.current = self._device_call(self.device.observe)
+            self._seen(self.current)
             self._show(0, self.current)  # before the first gate: a run started paused shows its phone
             start = self.tracker.update(self._context(self.current), 0)
             status = self._loop([m.id for m in start])
@@ -252,8 +245,14 @@ class AttemptRunner:
         except KeyboardInterrupt:
             self.control.cancel()
             status, error = "aborted", "interrupted by the keyboard"
-        except DeviceError as err:
+        except DeviceError as err:  # `DeviceLost`: the phone went away and did not come back
+            self.lost = err if isinstance(err, DeviceLost) else None
             status, error = "error", f"device: {err}"
+        except StorageError as err:  # the disk: nothing more can be recorded, here or in later attempts
+            self.fault = err
+            status, error = "error", f"recording stopped: {err}"
+        except LLMError as err:  # the API outlasted its retries: the line says so, there is no bug to trace
+            status, error = "error", str(err)
         except Exception as err:  # an agent or user bug ends this attempt, not the run
             status, error = "error", f"{type(err).__name__}: {err}"
             ep.error_detail = "".join(traceback.format_exception(err))[-4000:]
@@ -269,6 +268,7 @@ class AttemptRunner:
                 return "timeout"
             if self._gate() and getattr(self.device, "name", "") != "sim":
                 self.current = self._device_call(self.device.observe)  # a real phone moved on meanwhile
+                self._seen(self.current)
                 self._show(index, self.current)
             terminal = self._step(index, fb, start_hits if index == 0 else [])
             if terminal is None:
@@ -307,18 +307,28 @@ class AttemptRunner:
         step = Step(
             index=index, started_at=started, ended_at=started, app=obs.app, clock=obs.clock,
             thought=astep.thought, action_raw=jsonable(astep.action), action_description=astep.description,
-            action_result=astep.action_result, memory=astep.memory, usage=astep.usage,
+            action_result=astep.action_result, memory=astep.memory, usage=astep.usage, llm_calls=astep.llm_calls,
             by="human" if human or getattr(self.agent, "is_human", False) else "agent",
         )
         state = self.states.record(index, obs)  # what the checks read of the screen this step saw
         if state is not None:
             step.state = state
         fb.result, fb.error, fb.user_answer = "", None, None
-        terminal, after = self._perform(step, astep, obs, fb)
+        t_rec = time.perf_counter()
+        rec.wait_durable()  # never act more than one step ahead of the record: a kill loses at most this step
+        self.record_s += time.perf_counter() - t_rec
+        try:
+            terminal, after = self._perform(step, astep, obs, fb)
+            if after is not obs:
+                self._seen(after)
+            hits = start_hits + [m.id for m in self.tracker.update(self._context(after), index)]
+        except DeviceLost as err:  # the phone is not coming back: keep what this step did and why it stopped
+            self._record_lost(step, obs, err, spent)
+            raise
         if astep.error and step.error is None:
             step.error = astep.error
-        hits = start_hits + [m.id for m in self.tracker.update(self._context(after), index)]
         step.milestones = hits
+        step.gaps, self.gaps = self.gaps, []
         step.timings = StepTimings(**{k: round(v - spent[k], 4) for k, v in self._spent().items()})
         step.ended_at = now()
         with self._lock:
@@ -347,6 +357,17 @@ class AttemptRunner:
         self.current = after
         return terminal
 
+    def _record_lost(self, step: Step, obs: Observation, err: DeviceLost, spent: dict[str, float]) -> None:
+        """The step the phone went away in for good: recorded with its gaps and the reason, so the
+        episode keeps what the agent decided and the trace shows where the phone was lost."""
+        assert self.recorder is not None
+        step.error, step.gaps, self.gaps = f"device: {err}", self.gaps, []
+        step.timings = StepTimings(**{k: round(v - spent[k], 4) for k, v in self._spent().items()})
+        step.ended_at = now()
+        with self._lock:
+            self.recorder.record_step(step, obs.screenshot, obs.ui_xml)
+        self.obs.on_step(self.episode, step)
+
     def _perform(self, step: Step, astep: AgentStep, obs: Observation, fb: Feedback) -> tuple[bool, Observation]:
         """Validate and carry out the step's action; returns (ends the attempt, what the phone shows after)."""
         try:
@@ -372,32 +393,12 @@ class AttemptRunner:
             self.finish_status, fb.result = action.status, f"finished ({action.status})"
             return True, obs
         try:
-            step.device_result = fb.result = str(self._device_call(self.device.act, action))
+            step.device_result = fb.result = str(self._device_call(
+                self.device.act, action, unsure="unknown: the phone went away while acting; not sent again"))
         except (ActionError, UnsupportedAction) as err:  # the phone refused it: the agent's to fix
             step.error = fb.error = str(err)
             return False, obs
         return False, self._device_call(self.device.observe)
-
-    def _ask(self, question: str, index: int) -> Ask:
-        ctx = UserContext(
-            task_id=self.spec.task.id, intent=self.intent, instruction=self.instruction, level=self.spec.level,
-            knowledge=self.spec.task.user, values=dict(self.spec.values), history=list(self.qa), step=index,
-        )
-        hint = None
-        if self.user.name == "human":
-            self.obs.on_state(self.episode, "waiting")
-        self.obs.on_question(self.episode, question, hint)
-        t = time.perf_counter()
-        reply = self.user.answer(question, ctx)
-        self.episode.timings.user_s += time.perf_counter() - t
-        if self.user.name == "human":
-            self.obs.on_state(self.episode, "running")
-        self.qa.append((question, reply.text))
-        self.obs.on_answer(self.episode, question, reply.text, reply.answered_by)
-        ask = Ask(question=question, answer=reply.text, answered_by=reply.answered_by, suggested=reply.suggested)
-        if reply.usage.input_tokens or reply.usage.output_tokens:
-            ask.usage = reply.usage  # the simulator's cost, not the agent's
-        return ask
 
     def _finish(self, status: str, error: str | None, obs: Observation | None) -> AttemptOutcome:
         outcome = close_attempt(self, status, error, obs)

@@ -155,6 +155,7 @@ def plan_run(
     settings: Settings | None = None,
     command: str = "",
     check_agent: bool = True,
+    agent_options: dict[str, Any] | None = None,
 ) -> RunPlan:
     """Check every argument and build the plan; raise `PlanError` (a `UserError`) or
     `MissingAPIKey` with a one-line message for anything that would stop the run.
@@ -163,8 +164,13 @@ def plan_run(
     `file.yaml:task`. `agent` is `oracle`, `claude`, `human`, `random`,
     `package.module:Class`, or a factory (the TUI's own). `check_agent` makes
     one agent and one user now, so a missing key or a broken plug-in fails here.
+    `agent_options` are the LLM agents' settings given on the command line (`agent_format`,
+    `agent_memory`, `agent_base_url`, `max_pixels`, `history_images`, `screen_info`): they
+    override the settings the plan carries, so every agent of the run is made with them.
     """
     settings = settings if settings is not None else load_settings()
+    if agent_options:
+        settings = with_agent_options(settings, agent_options)
     if level not in LEVELS:
         raise PlanError(f"--level {level!r}: choose L0, L1 or L2")
     if user not in USERS:
@@ -178,7 +184,7 @@ def plan_run(
         if isinstance(d, str) and not _DEVICE.match(d.strip()):
             raise PlanError(f"--device {d!r}: use sim, adb or adb:SERIAL")
     if isinstance(agent, str) and not agent.strip():
-        raise PlanError("--agent is empty: choose oracle, claude, human, random or package.module:Class")
+        raise PlanError("--agent is empty: choose oracle, claude, openai, human, random or package.module:Class")
 
     scenario, one = _resolve_target(target)
     tasks = [one] if one is not None else list(scenario.tasks)
@@ -245,6 +251,31 @@ def plan_run(
             close()
         plan.make_user(channel=channel, control=control)
     return plan
+
+
+AGENT_OPTIONS = {"agent_format": "--format", "agent_memory": "--memory", "agent_base_url": "--base-url",
+                 "max_pixels": "--max-pixels", "history_images": "--history-images", "screen_info": "--screen-info"}
+"""The agent settings `guilens run` takes as options, and how each is spelled there."""
+
+
+def with_agent_options(settings: Settings, options: dict[str, Any]) -> Settings:
+    """`settings` with the given agent options (None: not given); `PlanError` naming the option otherwise."""
+    from pydantic import ValidationError
+
+    given = {k: v for k, v in options.items() if v is not None}
+    for name in given:
+        if name not in AGENT_OPTIONS:
+            raise PlanError(f"unknown agent option {name!r}: one of {', '.join(AGENT_OPTIONS)}")
+    if given.get("agent_base_url"):
+        from guilens.llm.spec import check_base_url
+
+        given["agent_base_url"] = check_base_url(str(given["agent_base_url"]), option="--base-url")
+    try:
+        return settings.model_validate({**settings.model_dump(), **given})
+    except ValidationError as err:
+        e = err.errors()[0]
+        name = str(e["loc"][0]) if e["loc"] else ""
+        raise PlanError(f"{AGENT_OPTIONS.get(name, name)} {given.get(name)!r}: {e['msg']}") from None
 
 
 def _is_sim(device: Any) -> bool:

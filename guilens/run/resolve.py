@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from guilens.actions import ActionError, LongPress, Tap, check_on_screen, parse_action, parse_command
+from guilens.actions import LOCATED, ActionError, check_on_screen, parse_action, parse_command
 from guilens.device.base import Observation
 from guilens.device.uitree import UINode, actionable_elements, clickable_ancestor, find_nodes
 
@@ -43,13 +43,13 @@ def _pick_target(root: UINode, selector: str, size: tuple[int, int]) -> UINode:
 
 
 def resolve_action(action: Any, obs: Observation) -> tuple[Any, dict[str, Any] | None]:
-    """Resolve an element-targeted tap or long press to pixels; check coordinates are on screen.
+    """Resolve an element-targeted tap, long press or scroll to pixels; check coordinates are on screen.
 
     Returns the action to perform and, for a resolved target, what it resolved
     to (`element`, `selector`, `label`, `bounds`) for the step record.
     """
     size = obs.size
-    if isinstance(action, Tap | LongPress) and not action.resolved:
+    if isinstance(action, LOCATED) and action.names_element:
         root = obs.ui
         if root is None:
             raise ActionError(
@@ -82,7 +82,7 @@ def resolve_action(action: Any, obs: Observation) -> tuple[Any, dict[str, Any] |
         }
         return resolved, target
     check_on_screen(action, size[0], size[1])
-    if isinstance(action, Tap | LongPress) and (action.target is not None or action.element is not None):
+    if isinstance(action, LOCATED) and (action.target is not None or action.element is not None):
         # Pixels and a selector both given (the oracle resolves its own): tap the pixels, record the selector.
         label = action.target
         bounds = None

@@ -216,7 +216,8 @@ class ReferencePlayer:
                 return ReferenceAction(a, f"long-press {t!r}", target=t)
             case TypeStep():
                 text = self._fill(step.type)
-                return ReferenceAction(Type(text=text), f"type {text!r}")
+                return ReferenceAction(Type(text=text, clear=step.clear),
+                                       f"type {text!r}" + (" (field cleared first)" if step.clear else ""))
             case SwipeStep():
                 return ReferenceAction(self._swipe(step, obs), f"swipe {step.spec.direction}")
             case KeyStep():

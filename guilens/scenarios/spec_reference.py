@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, model_val
 
 Level = Literal["L0", "L1", "L2"]
 LEVELS: tuple[Level, ...] = ("L0", "L1", "L2")
-BARE_STEPS = ("back", "home", "enter", "menu", "recent", "finish")
+BARE_STEPS = ("back", "home", "enter", "menu", "recent", "delete", "finish")
 STEP_KINDS = (
     "open", "tap", "long_press", "type", "swipe", "key", "wait", "ask", "answer", "remember", "finish",
 )
@@ -90,8 +90,16 @@ class LongPressStep(_Step):
 
 
 class TypeStep(_Step):
-    type: str = Field(min_length=1)
+    type: str
     """Typed into the focused field (tap the field first)."""
+    clear: bool = False
+    """Empty the field first, so the text replaces what it held (`type: ""` with `clear` just empties it)."""
+
+    @model_validator(mode="after")
+    def _something_to_type(self) -> TypeStep:
+        if not self.type and not self.clear:
+            raise ValueError("type needs some text (or clear: true to empty the field)")
+        return self
 
 
 class SwipeSpec(_Strict):
@@ -113,7 +121,7 @@ class SwipeStep(_Step):
 
 
 class KeyStep(_Step):
-    key: Literal["back", "home", "enter", "menu", "recent"]
+    key: Literal["back", "home", "enter", "menu", "recent", "delete"]
 
 
 class WaitStep(_Step):
@@ -161,9 +169,9 @@ class FinishStep(_Step):
 
 
 class BareStep(_Strict):
-    """`back`, `home`, `enter`, `menu`, `recent` or `finish`, written as a bare word."""
+    """`back`, `home`, `enter`, `menu`, `recent`, `delete` or `finish`, written as a bare word."""
 
-    bare: Literal["back", "home", "enter", "menu", "recent", "finish"]
+    bare: Literal["back", "home", "enter", "menu", "recent", "delete", "finish"]
 
 
 def _step_kind(v: Any) -> str | None:

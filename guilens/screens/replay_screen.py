@@ -78,6 +78,7 @@ class ReplayScreen(Screen[None]):
         Binding("home", "first", "First", show=False),
         Binding("end", "last", "Last", show=False),
         Binding("g", "goto", "Go to"),
+        Binding("l", "llm_calls", "LLM calls"),
         Binding("j", "judge", "Judge"),
         Binding("z", "zoom", "Zoom"),
         Binding("v", "cycle_view", "View"),
@@ -281,6 +282,14 @@ class ReplayScreen(Screen[None]):
         self.zoomed = not self.zoomed
         self.set_class(self.zoomed, "-zoomed")
         self.on_resize()
+
+    def action_llm_calls(self) -> None:
+        """What the model saw and said at the step in view (its recorded calls)."""
+        if not self.steps:
+            return
+        from guilens.screens.llm_calls import LLMCallsScreen
+
+        self.app.push_screen(LLMCallsScreen(self.steps[self.index]))
 
     def action_judge(self) -> None:
         from guilens.screens.judge_screen import JudgeScreen

@@ -1,5 +1,5 @@
 """The run screen's keys that act on the run as a whole or on what it recorded: pause, step,
-cancel, zoom, mark, judge, replay, and leaving (back to home, or quit).
+cancel, zoom, mark, judge, replay, the last step's model calls, and leaving (back to home, or quit).
 
 Mixed into `RunScreen`. Leaving never abandons a runner thread: a running
 episode is cancelled and waited for, so it is recorded as aborted, before the
@@ -113,6 +113,17 @@ class RunKeys(Screen[None]):
         from guilens.screens.replay_screen import ReplayScreen
 
         self.app.push_screen(ReplayScreen(where, renderer=self.renderer, settings=self.settings))
+
+    def action_llm_calls(self) -> None:
+        """What the model saw and said at the last step recorded on the device in view (live)."""
+        pane = self.pane
+        if not pane.steps:
+            self.notify("No step recorded yet: the calls show once a step ends.", timeout=3)
+            return
+        from guilens.screens.llm_calls import LLMCallsScreen
+
+        where = f" on {pane.label}" if len(self.panes) > 1 and pane.label else ""
+        self.app.push_screen(LLMCallsScreen(pane.steps[-1], where=where))
 
     # -- leaving -----------------------------------------------------------------------------------
     def run_directory(self) -> Path | None:

@@ -12,6 +12,11 @@ is hidden. With several: pause, resume and cancel act on the whole run; `n`,
 take-over, the person's moves and marks act on the device in view; a question
 from any device opens a modal that names it, and brings its tab into view
 unless the person is at the controls of the device they are looking at.
+
+A phone that goes away pauses the run while it is waited for: the device's
+state is `disconnected` (its status line says so, and the trace and a
+notification say what the device said), and the resume key (space) asks the
+phone at once rather than toggling the pause (`guilens.run.reconnect`).
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from textual.worker import Worker, WorkerState
 
 from guilens.control import QuestionChannel, Request, RunControl
 from guilens.episode import Episode, Step
+from guilens.screens import messages as m
 from guilens.screens.app import is_first_screen
 from guilens.screens.device_pane import DevicePane
 from guilens.screens.human_mixin import HumanControls
@@ -96,6 +102,7 @@ class RunScreen(RunnerFeed, HumanControls, RunKeys, Screen[None]):
         Binding("m", "mark", "Mark"),
         Binding("j", "judge", "Judge"),
         Binding("r", "replay", "Replay"),
+        Binding("l", "llm_calls", "LLM calls"),
         Binding("z", "zoom", "Zoom"),
         Binding("v", "cycle_view", "View"),
         Binding("plus,equals_sign", "magnify(1)", "Magnify", key_display="+", show=False),
@@ -264,6 +271,7 @@ class RunScreen(RunnerFeed, HumanControls, RunKeys, Screen[None]):
             return
         if event.state == WorkerState.ERROR:
             err = event.worker.error
+            self.app.run_error = err  # type: ignore[attr-defined]
             self.trace.add(Note(f"the run stopped with an error: {type(err).__name__}: {err}", "error"))
             self.notify(f"{type(err).__name__}: {err}", title="Run failed", severity="error", timeout=10)
         if event.state == WorkerState.CANCELLED:
@@ -304,6 +312,8 @@ class RunScreen(RunnerFeed, HumanControls, RunKeys, Screen[None]):
             return "human"
         if self.control.cancelled:
             return "cancelling"
+        if pane.runner_state == "disconnected":
+            return "disconnected"
         if self.control.paused:
             return "paused"
         if pane.runner_state == "finished" and pane.episode is not None:
@@ -311,6 +321,28 @@ class RunScreen(RunnerFeed, HumanControls, RunKeys, Screen[None]):
         if pane.runner_state in ("waiting", "human"):
             return pane.runner_state
         return "running"
+
+    async def on_state_changed(self, msg: m.StateChanged) -> None:
+        """A phone gone: say what the device said, once per wait (`RunnerFeed` updates the pane).
+        Textual also calls `RunnerFeed.on_state_changed`, after this one."""
+        ep = msg.episode
+        if msg.state != "disconnected" or ep is None or not self.is_attached:
+            return
+        text = ep.error or f"{ep.device}: the phone went away"
+        self.notify(f"{text}\nspace: try it now", title="Phone gone: the run waits for it", severity="warning",
+                    timeout=8)
+        pane = next((p for p in self.panes if p.label == ep.device), None)
+        if pane is not None:
+            pane.trace.add(Note(f"⚡ {text}", "warning"))
+
+    def action_pause(self) -> None:
+        """Space: while the phone in view is gone, ask it now (the run resumes, and pauses again if
+        it still does not answer); otherwise pause or resume."""
+        if self.state == "disconnected":
+            self.control.resume()
+            self.notify("Asking the phone…", timeout=2)
+            return
+        super().action_pause()
 
     def _update_state(self) -> None:
         tabs = self.query_one("#devices", TabbedContent)

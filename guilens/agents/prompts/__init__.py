@@ -109,6 +109,45 @@ LESSONS_TOOL: dict[str, Any] = {
 }
 
 
+_MEMORY_PARTS: dict[str, dict[str, str]] = {
+    "com": {
+        "inputs": '- your short-term memory: what your last few actions did, oldest first, in your own words;\n- your long-term memory: facts you chose to keep, each tagged with the app you read it in;\n',
+        "result_field": '- `action_result`: what your previous action did, judged by comparing what you expected with this screenshot. Mention information the task needs that is now visible. Leave it empty on the first step. This becomes your newest short-term memory entry; only the last few are kept.\n',
+        "ltm_field": '- `ltm_update` (optional): `{"app": ..., "content": ...}` when the screen shows information you will need later (a price, a name, a number, an address, a result). An update replaces your latest entry when it is for the same app as that entry, and starts a new entry when the app differs, so write everything worth keeping from the current app each time. Never drop a fact you still need.\n',
+        "advice": '- Remember facts in long-term memory before leaving the screen that shows them: after you leave, you cannot see that screen.\n',
+    },
+    "actions": {"inputs": "- your earlier actions in this task, oldest first;\n"},
+    "action-thought": {"inputs": "- your earlier actions in this task, each with the thought that chose it, oldest first;\n"},
+    "multiturn": {"inputs": "- this conversation: your earlier replies, and the screenshots of the last few steps;\n"},
+    "none": {},
+}
+"""What the act prompt (claude_system.md) says of memory, per memory strategy (guilens.agents.memory):
+Chain-of-Memory asks the model to write its action results and long-term memory; the others do not."""
+
+
+def act_system_prompt(memory: str = "com") -> str:
+    """The act tool's system prompt for a memory strategy (`com`: the claude agent's, as it always was)."""
+    from string import Template
+
+    parts = {"inputs": "", "result_field": "", "ltm_field": "", "advice": "", **_MEMORY_PARTS.get(memory, {})}
+    return Template(load_prompt("claude_system")).substitute(parts)
+
+
+def act_tool_for(memory: str, tool: dict[str, Any]) -> dict[str, Any]:
+    """`tool` (the act tool, Anthropic envelope) for a memory strategy: without `action_result` and
+    `ltm_update` unless the strategy is Chain-of-Memory, so an ablation does not ask for memory it drops."""
+    if memory == "com":
+        return tool
+    import copy
+
+    out = copy.deepcopy(tool)
+    schema = out["input_schema"]
+    for name in ("action_result", "ltm_update"):
+        schema["properties"].pop(name, None)
+    schema["required"] = [r for r in schema.get("required", []) if r in schema["properties"]]
+    return out
+
+
 def load_prompt(name: str) -> str:
     return (
         resources.files("guilens.agents")

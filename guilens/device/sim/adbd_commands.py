@@ -24,20 +24,30 @@ from guilens.device.sim.adbd_system import ADB_KEYBOARD, LATIN_IME, SystemComman
 DEFAULT_DUMP = "/sdcard/window_dump.xml"
 
 # keycode -> guilens key (the ones a guilens action can express)
-KEY_ACTIONS = {3: "home", 4: "back", 66: "enter", 82: "menu", 187: "recent", 160: "enter"}
+KEY_ACTIONS = {3: "home", 4: "back", 66: "enter", 67: "delete", 82: "menu", 187: "recent", 160: "enter"}
+# keycodes that type a character, by KeyEvent name (android/view/KeyEvent.java); without shift, as `input` sends them
+_TYPING = {
+    "TAB": (61, "\t"), "SPACE": (62, " "), "STAR": (17, "*"), "POUND": (18, "#"), "COMMA": (55, ","),
+    "PERIOD": (56, "."), "GRAVE": (68, "`"), "MINUS": (69, "-"), "EQUALS": (70, "="),
+    "LEFT_BRACKET": (71, "["), "RIGHT_BRACKET": (72, "]"), "BACKSLASH": (73, "\\"), "SEMICOLON": (74, ";"),
+    "APOSTROPHE": (75, "'"), "SLASH": (76, "/"), "AT": (77, "@"), "PLUS": (81, "+"),
+    "NUMPAD_DIVIDE": (154, "/"), "NUMPAD_MULTIPLY": (155, "*"), "NUMPAD_SUBTRACT": (156, "-"),
+    "NUMPAD_ADD": (157, "+"), "NUMPAD_DOT": (158, "."), "NUMPAD_COMMA": (159, ","), "NUMPAD_EQUALS": (161, "="),
+    "NUMPAD_LEFT_PAREN": (162, "("), "NUMPAD_RIGHT_PAREN": (163, ")"),
+    **{chr(ord("A") + i): (29 + i, chr(ord("a") + i)) for i in range(26)},
+    **{str(d): (7 + d, str(d)) for d in range(10)},
+    **{f"NUMPAD_{d}": (144 + d, str(d)) for d in range(10)},
+}
+KEY_CHARS = {code: char for code, char in _TYPING.values()}
 KEYCODE_NAMES = {
     "HOME": 3, "BACK": 4, "ENTER": 66, "MENU": 82, "APP_SWITCH": 187, "NUMPAD_ENTER": 160,
-    "SPACE": 62, "TAB": 61, "DEL": 67, "FORWARD_DEL": 112, "ESCAPE": 111, "POWER": 26,
+    "DEL": 67, "FORWARD_DEL": 112, "ESCAPE": 111, "POWER": 26,
     "VOLUME_UP": 24, "VOLUME_DOWN": 25, "VOLUME_MUTE": 164, "WAKEUP": 224, "SLEEP": 223,
     "DPAD_UP": 19, "DPAD_DOWN": 20, "DPAD_LEFT": 21, "DPAD_RIGHT": 22, "DPAD_CENTER": 23,
-    "SEARCH": 84, "CAMERA": 27, "PERIOD": 56, "COMMA": 55, "AT": 77, "MINUS": 69, "PLUS": 81,
-    **{chr(ord("A") + i): 29 + i for i in range(26)},
-    **{str(d): 7 + d for d in range(10)},
+    "SEARCH": 84, "CAMERA": 27,
+    **{name: code for name, (code, _char) in _TYPING.items()},
 }
-# keycodes that type a character
-KEY_CHARS = {62: " ", 56: ".", 55: ",", 77: "@", 69: "-", 81: "+"}
-KEY_CHARS.update({29 + i: chr(ord("a") + i) for i in range(26)})
-KEY_CHARS.update({7 + d: str(d) for d in range(10)})
+BATTERY_LEVEL = 80  # what the sim's status bar shows (chrome.py: "Battery 80 percent")
 
 INPUT_USAGE = """Usage: input [<source>] [-d DISPLAY_ID] <command> [<arg>...]
 The commands and default sources are:
@@ -150,6 +160,12 @@ class PhoneCommands(SystemCommands):
             self._png_cache = (raw, f"{image.mode}{image.size}", png)
         return png
 
+    def framebuffer(self) -> tuple[int, int, bytes]:
+        """(width, height, RGBA_8888 pixels) of the current screen, for the `framebuffer:` service."""
+        image = self._observe().screenshot.convert("RGBA")
+        width, height = image.size
+        return width, height, image.tobytes()
+
     def screencap(self, args: list[str], stdin: bytes) -> ShellResult:
         as_png = False
         target: str | None = None
@@ -226,8 +242,8 @@ class PhoneCommands(SystemCommands):
 
     def _key(self, code: str) -> ShellResult:
         name = code.upper().removeprefix("KEYCODE_")
-        if name.isdigit():
-            number = int(name)
+        if code.isdigit():  # a number is a keycode; KEYCODE_9 is the key "9" (keycode 16)
+            number = int(code)
         elif name in KEYCODE_NAMES:
             number = KEYCODE_NAMES[name]
         else:
@@ -297,6 +313,14 @@ class PhoneCommands(SystemCommands):
                 f"    mResumedActivity: ActivityRecord{{9b2d4f1 u0 {activity} t17}}\n"
                 f"  ResumedActivity: ActivityRecord{{9b2d4f1 u0 {activity} t17}}\n"
                 f"  ACTIVITY {activity} 9b2d4f1 pid=4242\n"
+            )
+        if service == "battery":
+            return ok(
+                "Current Battery Service state:\n  AC powered: false\n  USB powered: true\n"
+                "  Wireless powered: false\n  Dock powered: false\n  Max charging current: 500000\n"
+                "  Max charging voltage: 5000000\n  Charge counter: 3200000\n  status: 2\n  health: 2\n"
+                f"  present: true\n  level: {BATTERY_LEVEL}\n  scale: 100\n  voltage: 4112\n"
+                "  temperature: 250\n  technology: Li-ion\n"
             )
         if service == "power":
             return ok("POWER MANAGER (dumpsys power)\n  mWakefulness=Awake\n  mHoldingDisplaySuspendBlocker=true\n")

@@ -4,7 +4,8 @@ Each action mutates the `Phone` state and moves the virtual clock a fixed
 5 s (a wait by its seconds); nothing reads the real clock or a random source,
 so the same actions always give byte-identical screens and trees. The view
 tree is rebuilt lazily after a change and the picture is re-rendered only when
-the tree (or the theme) differs from the last one drawn.
+the tree (or the theme) differs from the last one drawn. Text editing (`type`
+with `clear`, the `delete` key) and `scroll` are in `editing`.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from guilens.actions import (
     KeyPress,
     LongPress,
     OpenApp,
+    Scroll,
     Swipe,
     Tap,
     Type,
@@ -32,6 +34,7 @@ from guilens.actions import (
 from guilens.device.base import Observation
 from guilens.device.sim import chrome
 from guilens.device.sim.core import Ctx, Phone, Route
+from guilens.device.sim.editing import Editing
 from guilens.device.sim.kit import Field, SeekBar, View, hit, render, scroll_at
 from guilens.device.sim.registry import ALL, APPS, resolve_app
 from guilens.device.sim.setup import parse_setup
@@ -41,7 +44,7 @@ STEP_SECONDS = 5
 _DIALOG_NAMES = {"_ad": "ad", "_perm": "permission", "_field": "text_menu"}
 
 
-class SimDevice:
+class SimDevice(Editing):
     """A deterministic phone drawn with Pillow: a launcher, eleven apps, a virtual clock."""
 
     name = "sim"
@@ -167,7 +170,7 @@ class SimDevice:
             return f"{action.type} is handled by the runner, not the phone"
         p.toast = None
         seconds = STEP_SECONDS
-        if isinstance(action, Tap | LongPress) and not action.resolved:
+        if isinstance(action, Tap | LongPress | Scroll) and action.names_element:
             action = self._resolve(action)
         if isinstance(action, Tap):
             desc = self._tap(action.x or 0, action.y or 0)
@@ -175,8 +178,10 @@ class SimDevice:
             desc = self._long_press(action.x or 0, action.y or 0)
         elif isinstance(action, Swipe):
             desc = self._swipe(action)
+        elif isinstance(action, Scroll):
+            desc = self._scroll(action)
         elif isinstance(action, Type):
-            desc = self._type(action.text)
+            desc = self._type(action.text, clear=action.clear)
         elif isinstance(action, KeyPress):
             desc = self._key(action.key)
         elif isinstance(action, OpenApp):
@@ -194,7 +199,7 @@ class SimDevice:
         self._changed()
         return desc
 
-    def _resolve(self, action: Tap | LongPress) -> Tap | LongPress:
+    def _resolve(self, action: Tap | LongPress | Scroll) -> Tap | LongPress | Scroll:
         """Point an element/target action at its node's centre (the runner usually does this first)."""
         obs = self.observe()
         root = obs.ui
@@ -257,12 +262,6 @@ class SimDevice:
                 return str(out)
         return f"swiped {'left' if dx < 0 else 'right'}; nothing moved"
 
-    def _type(self, text: str) -> str:
-        f = self._focused()
-        if f is None:
-            return "no text field is focused"
-        return f.on_type(text)
-
     def _covered(self) -> bool:
         """A dialog, menu, ad or the alarm is over the screen and takes the input."""
         return self._phone.alert is not None or self._ctx().route.dialog is not None
@@ -286,6 +285,8 @@ class SimDevice:
             return "went to the home screen"
         if key == "back":
             return self._back(ctx)
+        if key == "delete":
+            return self._delete()
         if key == "enter":
             f = self._focused()
             if f is None:

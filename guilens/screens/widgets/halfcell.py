@@ -26,6 +26,8 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
 
+from guilens.actions import stroke_of
+
 UPPER_HALF = "▀"
 DEFAULT_CELL = (10, 20)
 """Cell size in pixels when the terminal does not say: the VT340's, which textual-image assumes too."""
@@ -165,6 +167,8 @@ def draw_action(
     Marks are sized in image pixels with a floor, so they stay visible on a
     50-pixel-wide shrunk phone and are not huge on the full-size one.
     """
+    if action and action.get("type") == "scroll":  # drawn as the stroke that performs it, on this screen
+        action = stroke_of(action, (round(img.width / scale[0]), round(img.height / scale[1])))
     kind, points = action_points(action)
     if not points:
         return img

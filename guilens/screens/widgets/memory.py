@@ -1,6 +1,11 @@
 """The memory panel: what the agent carries, and what changed at this step.
 
-Short-term memory oldest to newest, the new entry marked and the evicted one
+For the LLM agents' memory strategies (`--memory`) it says which one ran and
+what it kept: the history lines sent (actions, action-thought), the steps whose
+screenshots a multi-turn request carried, Chain-of-Memory's STM and LTM, and
+the ScreenInfo when it was asked for.
+
+For any agent: short-term memory oldest to newest, the new entry marked and the evicted one
 shown struck through; long-term memory entries with their app, marked
 appended (a new app) or replaced (a new fact for an app it already had, the
 old one shown); lessons carried from earlier attempts. Chain-of-Memory's
@@ -67,9 +72,61 @@ def diff_memory(cur: Memory, prev: Memory | None) -> MemoryDiff:
     return out
 
 
+STRATEGY_NOTES = {
+    "none": "no history: the instruction and this screen only",
+    "actions": "a rule-built list of the earlier actions",
+    "action-thought": "the earlier actions with their thoughts",
+    "multiturn": "the task as one chat: earlier replies, the last screenshots",
+    "com": "Chain-of-Memory: action results (STM) and app-tagged facts (LTM)",
+}
+
+
+def _strategy_lines(cur: Memory, prev: Memory | None, n: int) -> list[Content]:
+    """What a memory strategy other than CoM keeps: its name, the history lines (the line new at this
+    step marked), the screenshots a multi-turn request carried, the ScreenInfo."""
+    lines: list[Content] = []
+    if cur.strategy:
+        lines.append(Content.from_markup("[b]Memory[/] $s [$text-muted]· $note[/]", s=cur.strategy,
+                                         note=STRATEGY_NOTES.get(cur.strategy, "")))
+    if cur.history or cur.strategy in ("actions", "action-thought"):
+        lines.append(Content.from_markup("[b]History[/] [$text-muted]$c lines sent · oldest → newest[/]",
+                                         c=str(len(cur.history))))
+        before = len(prev.history) if prev is not None else 0
+        for i, entry in enumerate(cur.history, 1):
+            if i > before:
+                lines.append(Content.from_markup("  [b $success]+ $e[/]", e=short(entry, 2 * n)))
+            else:
+                lines.append(Content.from_markup("  [$text-muted]$i[/] $e", i=str(i), e=short(entry, 2 * n)))
+        if not cur.history:
+            lines.append(Content.from_markup("  [$text-muted]empty: the first step[/]"))
+    if cur.images:
+        shown = ", ".join(str(i + 1) for i in cur.images)
+        lines.append(Content.from_markup("[b]Images[/] [$text-muted]$c sent, of steps[/] $s",
+                                         c=str(len(cur.images)), s=shown))
+    if cur.screen_info:
+        lines.append(Content.from_markup("[b]Screen info[/] [$text-muted]task-relevant, read this step[/]"))
+        lines.append(Content.from_markup("  $t", t=short(cur.screen_info, 4 * n)))
+    return lines
+
+
 def render_memory(cur: Memory, prev: Memory | None = None, *, width: int = 200) -> Content:
-    d = diff_memory(cur, prev)
     n = max(16, width - 6)
+    lines = _strategy_lines(cur, prev, n)
+    if cur.strategy in ("", "com") or cur.stm or cur.ltm or (prev is not None and (prev.stm or prev.ltm)):
+        lines += _com_lines(cur, prev, n)
+    elif cur.lessons:
+        lines += _lesson_lines(cur.lessons, n)
+    return Content("\n").join(lines)
+
+
+def _lesson_lines(lessons: list[str], n: int) -> list[Content]:
+    lines = [Content.from_markup("[b]Lessons[/] [$text-muted]$c from earlier attempts[/]", c=str(len(lessons)))]
+    lines += [Content.from_markup("  • $l", l=short(lesson, 3 * n)) for lesson in lessons]
+    return lines
+
+
+def _com_lines(cur: Memory, prev: Memory | None, n: int) -> list[Content]:
+    d = diff_memory(cur, prev)
     lines: list[Content] = []
     lines.append(Content.from_markup("[b]STM[/] [$text-muted]$c · oldest → newest[/]", c=str(len(d.stm))))
     for entry in d.evicted:
@@ -98,11 +155,8 @@ def render_memory(cur: Memory, prev: Memory | None = None, *, width: int = 200) 
     if not d.ltm and not d.dropped:
         lines.append(Content.from_markup("  [$text-muted]empty[/]"))
     if d.lessons:
-        lines.append(Content.from_markup("[b]Lessons[/] [$text-muted]$c from earlier attempts[/]",
-                                         c=str(len(d.lessons))))
-        for lesson in d.lessons:
-            lines.append(Content.from_markup("  • $l", l=short(lesson, 3 * n)))
-    return Content("\n").join(lines)
+        lines += _lesson_lines(d.lessons, n)
+    return lines
 
 
 class MemoryView(Static):

@@ -33,6 +33,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from guilens.actions import stroke_of
 from guilens.screens.graphics.probe import DEFAULT_CELL
 from guilens.screens.graphics.protocols import make_protocol
 from guilens.screens.phone_setup import VIEWS, PhoneSetup, View, fixed
@@ -344,7 +345,8 @@ class PhoneView(Widget, can_focus=True):
 
     # -- the magnifier -----------------------------------------------------------------------
     def _target(self) -> tuple[int, int]:
-        kind, points = action_points(self.shown.action)
+        action = stroke_of(self.shown.action, self.screen_size) if self.shown.action else None
+        kind, points = action_points(action)
         if points:
             xs, ys = [p[0] for p in points], [p[1] for p in points]
             return int(sum(xs) / len(xs)), int(sum(ys) / len(ys))

@@ -19,7 +19,15 @@ from typing import Any
 
 from textual.content import Content
 
-from guilens.describe import action_text, answer_time, outcome_bits, short, step_number, step_times
+from guilens.describe import (
+    action_text,
+    answer_time,
+    outcome_bits,
+    retries_text,
+    short,
+    step_number,
+    step_times,
+)
 from guilens.episode import Episode, Step
 
 STATUS_STYLE = {
@@ -131,6 +139,10 @@ def render_step(step: Step, milestone_text: dict[str, str] | None = None) -> Con
             ))
     if step.error:
         parts.append(Content.from_markup("  [b $error]✗ $e[/]", e=short(step.error, 400)))
+    if step.usage.retries:  # faults survived are still faults: the record says what each call went through
+        parts.append(Content.from_markup("  [$warning]↻ $r[/]", r=short(retries_text(step.usage.retries), 300)))
+    for gap in step.gaps:  # the phone went away during this step: how long, and what became of it
+        parts.append(Content.from_markup("  [b $warning]⚡ $g[/]", g=short(gap.describe(), 300)))
     for mid in step.milestones:
         text = milestone_text.get(mid, "")
         parts.append(Content.from_markup("  [b $success]★ $id[/] $t", id=mid, t=short(text, 100)))

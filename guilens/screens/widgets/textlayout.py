@@ -38,6 +38,7 @@ from typing import Any
 
 from rich.cells import cell_len
 
+from guilens.actions import stroke_of
 from guilens.device.uitree import UINode, parse_ui_xml
 from guilens.screens.widgets.textlabels import (
     MIN_CUT,
@@ -155,6 +156,7 @@ def layout_screen(
     Raises `UITreeError` for a dump that is not one and ValueError for an empty viewport.
     """
     root = ui if isinstance(ui, UINode) else parse_ui_xml(ui)
+    action = stroke_of(action, screen_size) if action else action  # a scroll is marked as its stroke
     vp = check_viewport(viewport, screen_size)
     cols, rows = max(0, cols), max(0, rows)
     out = TextLayout(cols, rows, screen_size, vp)

@@ -238,6 +238,15 @@ class Calculator(App):
         st.display += k
         return f"pressed {k}"
 
+    def set_field(self, ctx: Ctx, key: str, value: str) -> bool:
+        """The display is the calculator's state, not a draft: the delete key and a cleared field edit it."""
+        if key != "formula":
+            return False
+        st: CalculatorState = ctx.state
+        st.display = value
+        ctx.set_field(key, value)
+        return True
+
     def _backspace(self, ctx: Ctx) -> str:
         st: CalculatorState = ctx.state
         st.display = st.display[:-1]
