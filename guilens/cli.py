@@ -15,7 +15,7 @@ app = typer.Typer(
     name="guilens",
     help="A terminal lab for mobile GUI agents: watch, pause, answer, take over, replay and judge.",
     no_args_is_help=False,
-    add_completion=False,
+    add_completion=True,
     pretty_exceptions_enable=False,
     rich_markup_mode="rich",
 )
@@ -35,18 +35,26 @@ def main() -> None:
     read-only, a file that cannot be read): an `OSError` no command caught is said with its path.
     """
     from guilens.actions import ActionError
-    from guilens.config import ConfigError
+    from guilens.config import ConfigError, color_wanted
     from guilens.storage import StorageError, reason
 
     try:
-        app()
+        # The program's name whichever way it started (`python -m guilens` too): usage lines, and the
+        # shell completion, which installs for a name and reads `_GUILENS_COMPLETE`, say `guilens`.
+        app(prog_name="guilens")
     except (UserError, ConfigError, ActionError) as err:
-        typer.secho(f"error: {err}", err=True, fg="red")
+        _error(str(err), color_wanted())
         sys.exit(2)
     except StorageError as err:
-        typer.secho(f"error: {err}", err=True, fg="red")
+        _error(str(err), color_wanted())
         sys.exit(1)
     except OSError as err:
         where = f"{err.filename}: " if err.filename else ""
-        typer.secho(f"error: {where}{reason(err)}", err=True, fg="red")
+        _error(f"{where}{reason(err)}", color_wanted())
         sys.exit(1)
+
+
+def _error(message: str, color: bool) -> None:
+    # Said after the command's context is gone, so its `--no-color` no longer reaches `secho` by itself:
+    # `color=None` lets click decide by the terminal, False strips the colour.
+    typer.secho(f"error: {message}", err=True, fg="red", color=None if color else False)

@@ -74,6 +74,13 @@ class Settings(BaseModel):
     """Model for `--agent openai` when `--model` is not given: the name the server serves."""
     cache_dir: Path = Field(default_factory=lambda: Path(platformdirs.user_cache_dir(APP_NAME)))
     """LLM response cache (the judge's, and agents' when opted in)."""
+    cache_max_mb: float | None = Field(default=None, gt=0)
+    """Size cap of the LLM response cache in MB: past it, a write removes the oldest entries until the
+    cache is under 90% of the cap (the slack keeps every write from rescanning). Unset: no cap;
+    `guilens cache prune` trims it by hand."""
+    theme: str | None = None
+    """The TUI's Textual theme (`textual-dark`, `nord`, `gruvbox`, ...): the palette's theme picker
+    saves the choice here, and the app starts with it. Unset: Textual's default."""
     api_base_url: str | None = None
     """Anthropic API base URL override (tests point it at a loopback server); unset:
     `ANTHROPIC_BASE_URL`, else the Anthropic API. `anthropic_base_url` is the same setting."""
@@ -159,6 +166,44 @@ def load_settings(**overrides: Any) -> Settings:
         raise ConfigError(
             f"setting {field!r} (config file {path} or GUILENS_{field.upper()}): {e['msg']}"
         ) from None
+
+
+def save_setting(name: str, value: Any) -> Path:
+    """Write one top-level setting into the config file (made if missing), keeping the rest of the
+    file, its comments and layout, as it was: the file is the person's, guilens only edits a line.
+
+    The new text is validated before it replaces the file, so a bad value never lands there.
+    """
+    import tomlkit
+
+    if name not in Settings.model_fields:
+        raise ConfigError(f"no setting {name!r}")
+    path = config_file()
+    try:
+        doc = tomlkit.parse(path.read_text(encoding="utf-8")) if path.is_file() else tomlkit.document()
+    except tomlkit.exceptions.ParseError as err:
+        raise ConfigError(f"{path}: {err}") from None
+    doc[name] = value
+    text = tomlkit.dumps(doc)
+    data = tomllib.loads(text)
+    if "anthropic_base_url" in data:
+        data.setdefault("api_base_url", data.pop("anthropic_base_url"))
+    try:
+        Settings.model_validate(data)
+    except ValidationError as err:
+        e = err.errors()[0]
+        raise ConfigError(f"setting {'.'.join(str(p) for p in e['loc'])!r} in {path}: {e['msg']}") from None
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+    return path
+
+
+def color_wanted() -> bool:
+    """Whether output may be coloured: not when `NO_COLOR` holds any non-empty value (no-color.org).
+    `guilens --no-color` sets it, so Rich, click and Textual, here and in child processes, all agree."""
+    return not os.environ.get("NO_COLOR")
 
 
 def api_key(provider: str = "anthropic") -> str | None:

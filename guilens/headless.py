@@ -30,6 +30,7 @@ from typing import IO, TYPE_CHECKING, Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from guilens.config import color_wanted
 from guilens.describe import action_text, outcome_bits, retries_text, seconds, short, step_number
 
 if TYPE_CHECKING:
@@ -77,7 +78,7 @@ class HeadlessObserver:
 
     On a terminal it uses rich (colour, a progress bar for several tasks); piped
     or with `color=False` it writes plain lines straight to the stream, which
-    keeps its cost per step far below the phone's.
+    keeps its cost per step far below the phone's. `NO_COLOR` (or `guilens --no-color`) means plain.
     """
 
     def __init__(
@@ -93,7 +94,9 @@ class HeadlessObserver:
     ) -> None:
         self.stream = stream if stream is not None else sys.stdout
         tty = bool(getattr(self.stream, "isatty", lambda: False)())
-        self.plain = (not tty) if color is None else not color
+        # NO_COLOR (or --no-color, which sets it) means plain lines, not just Rich without colour: Rich
+        # keeps bold and the progress bar's cursor moves, and no-color.org asks for no colour codes.
+        self.plain = (not tty or not color_wanted()) if color is None else not color
         self.console = Console(file=self.stream, force_terminal=not self.plain, no_color=self.plain,
                                highlight=False, soft_wrap=True)
         self.show_progress = (tty and not self.plain) if progress is None else progress

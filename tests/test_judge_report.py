@@ -80,13 +80,13 @@ def test_without_verdicts_the_report_uses_the_recorded_status(run: Path) -> None
     assert m["sr"]["value"] == 0.5 and m["judge_cost_per_step_usd"]["value"] is None
 
 
-def test_html_report_is_one_file_with_plots_and_screen_links(run: Path, tmp_path: Path) -> None:
+def test_html_report_is_one_file_with_plots_and_embedded_screens(run: Path, tmp_path: Path) -> None:
     judge_path(run, ["rules"])
     html_file = tmp_path / "out" / "report.html"
     out = cli("report", str(run), "--html", str(html_file))
     assert out.returncode == 0, out.stderr
     text = html_file.read_text()
-    assert "<script" not in text and "http://" not in text.replace('xmlns="http://www.w3.org/2000/svg"', "")
+    assert "http://" not in text.replace('xmlns="http://www.w3.org/2000/svg"', "")
     assert "https://" not in text
 
     class Links(HTMLParser):
@@ -104,13 +104,14 @@ def test_html_report_is_one_file_with_plots_and_screen_links(run: Path, tmp_path
 
     p = Links()
     p.feed(text)
-    assert not p.srcs  # nothing loaded from elsewhere
-    screens = [h for h in p.hrefs if h.endswith(".png")]
-    assert len(screens) >= 3 * 3 and all(not h.startswith("/") for h in p.hrefs)
-    for h in p.hrefs:
+    assert all(s.startswith("data:image/webp;base64,") for s in p.srcs)  # nothing loaded from elsewhere
+    assert len(p.srcs) == 2 * (3 + 1) + (2 + 1)  # every step's screen and every final screen, embedded
+    files = [h for h in p.hrefs if not h.startswith("#")]
+    assert len(files) == 3 and all(not h.startswith("/") for h in files)
+    for h in files:
         assert (html_file.parent / unquote(h)).exists(), h
     svgs = text.count("<svg")
-    assert svgs == 5
+    assert svgs == 9
     for chunk in text.split("<svg")[1:]:
         ET.fromstring("<svg" + chunk.split("</svg>")[0] + "</svg>")  # each plot is well-formed SVG
 

@@ -13,7 +13,6 @@ import shlex
 from pydantic import ValidationError
 
 from guilens.actions.model import (
-    DIRECTIONS,
     KEYS,
     Action,
     ActionError,
@@ -30,6 +29,9 @@ from guilens.actions.model import (
     Wait,
     explain,
     float_or,
+    is_direction,
+    is_finish_status,
+    is_key,
 )
 from guilens.actions.parsers import NUMBER
 
@@ -113,16 +115,18 @@ def _parse_command(line: str) -> Action:
         return Swipe(x1=x1, y1=y1, x2=x2, y2=y2)
     if verb == "scroll":
         way, _, where = rest.partition(" ")
-        if way.lower() not in DIRECTIONS:
+        way = way.lower()
+        if not is_direction(way):
             raise ActionError(f"scroll takes up, down, left or right, then optionally #N, X Y or \"text\"; got {rest!r}")
         place = _place("scroll", where.strip()) if where.strip() else {}
-        return Scroll(direction=way.lower(), **place)  # type: ignore[arg-type]
+        return Scroll(direction=way, **place)  # type: ignore[arg-type]
     if verb == "key":
-        if rest.lower() not in KEYS:
+        key = rest.lower()
+        if not is_key(key):
             raise ActionError(f"key takes one of {', '.join(KEYS)}; got {rest!r}")
-        return KeyPress(key=rest.lower())  # type: ignore[arg-type]
-    if verb in KEYS:
-        return KeyPress(key=verb)  # type: ignore[arg-type]
+        return KeyPress(key=key)
+    if is_key(verb):
+        return KeyPress(key=verb)
     if verb == "type":
         return _type(rest)
     needs_text = {"open": "app", "ask": "question", "answer": "text"}
@@ -139,9 +143,9 @@ def _parse_command(line: str) -> Action:
         return Wait(seconds=float_or(rest, 1.0))
     if verb == "finish":
         status = rest.lower() or "success"
-        if status not in ("success", "failure"):
+        if not is_finish_status(status):
             raise ActionError("finish takes success or failure")
-        return Finish(status=status)  # type: ignore[arg-type]
+        return Finish(status=status)
     raise ActionError(f"unknown command {verb!r}; commands: {COMMAND_HELP}")
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from guilens.actions.model import DIRECTIONS, OPPOSITE, ActionError, Direction, Swipe
+from guilens.actions.model import OPPOSITE, ActionError, Direction, Swipe, is_direction
 
 TRAVEL = {"vertical": 0.30, "horizontal": 0.35}
 """How far the finger moves, as a share of the screen's height (up/down) or width (left/right)."""
@@ -25,9 +25,9 @@ _EDGE = 2
 def direction(value: object, what: str = "scroll direction") -> Direction:
     """A direction from a model's or a person's text (`Down`, ` up `), or one clear error."""
     d = str(value).strip().lower()
-    if d not in DIRECTIONS:
+    if not is_direction(d):
         raise ActionError(f"{what} {value!r} is not up, down, left or right")
-    return d  # type: ignore[return-value]
+    return d
 
 
 def content_direction(finger: str) -> Direction:

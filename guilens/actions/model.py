@@ -13,7 +13,7 @@ older versions is still valid as it was written, so old episodes read unchanged.
 from __future__ import annotations
 
 import math
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeGuard
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 
@@ -21,8 +21,25 @@ KEYS = ("back", "home", "enter", "delete", "menu", "recent")
 Key = Literal["back", "home", "enter", "delete", "menu", "recent"]
 DIRECTIONS = ("up", "down", "left", "right")
 Direction = Literal["up", "down", "left", "right"]
+FINISH_STATUSES = ("success", "failure")
+FinishStatus = Literal["success", "failure"]
 OPPOSITE: dict[str, Direction] = {"up": "down", "down": "up", "left": "right", "right": "left"}
 """A finger's direction and the content's direction are opposites: the finger moves up to scroll down."""
+
+
+def is_key(value: str) -> TypeGuard[Key]:
+    """`value in KEYS`, in a form the type checker narrows `str` to `Key` by (it does not for `in`)."""
+    return value in KEYS
+
+
+def is_direction(value: str) -> TypeGuard[Direction]:
+    """`value in DIRECTIONS`, narrowing `str` to `Direction` for the type checker."""
+    return value in DIRECTIONS
+
+
+def is_finish_status(value: str) -> TypeGuard[FinishStatus]:
+    """`value in FINISH_STATUSES`, narrowing `str` to `FinishStatus` for the type checker."""
+    return value in FINISH_STATUSES
 
 
 class ActionError(ValueError):
@@ -155,7 +172,7 @@ class Answer(_Base):
 
 class Finish(_Base):
     type: Literal["finish"] = "finish"
-    status: Literal["success", "failure"] = "success"
+    status: FinishStatus = "success"
 
 
 Action = Annotated[
@@ -175,7 +192,7 @@ def explain(err: ValidationError) -> str:
         loc = ".".join(str(p) for p in e["loc"] if p not in ("function-after",))
         msg = e["msg"].removeprefix("Value error, ")
         if e["type"] == "union_tag_invalid":
-            msg = f"unknown action type {e.get('input', {}).get('type')!r}; expected one of {', '.join(ACTION_TYPES)}"  # type: ignore[union-attr]
+            msg = f"unknown action type {e.get('input', {}).get('type')!r}; expected one of {', '.join(ACTION_TYPES)}"
             loc = "type"
         elif e["type"] == "union_tag_not_found":
             msg = f"missing 'type'; expected one of {', '.join(ACTION_TYPES)}"

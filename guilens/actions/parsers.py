@@ -38,6 +38,7 @@ from guilens.actions.model import (
     Answer,
     AskUser,
     Finish,
+    Key,
     KeyPress,
     LongPress,
     OpenApp,
@@ -49,6 +50,7 @@ from guilens.actions.model import (
     action_from_dict,
     explain,
     float_or,
+    is_finish_status,
 )
 
 CoordinateSpace = Literal["pixels", "norm1000", "norm999", "unit"]
@@ -144,8 +146,8 @@ def parse_com(text: str, screen: tuple[int, int], space: CoordinateSpace = "norm
 _CALL = re.compile(r"^([a-z_]+)\s*\((.*)\)\s*$", re.S)
 _TYPE_CALL = re.compile(r"^type\s*\(\s*content\s*=\s*(['\"])(.*)\1\s*\)\s*$", re.S)
 _BOX_ALIASES = {"point": "start_box", "start_point": "start_box", "end_point": "end_box"}
-_TARS_KEYS = {"press_back": "back", "press_home": "home", "press_enter": "enter", "press_menu": "menu",
-              "press_recent": "recent", "press_delete": "delete"}
+_TARS_KEYS: dict[str, Key] = {"press_back": "back", "press_home": "home", "press_enter": "enter",
+                              "press_menu": "menu", "press_recent": "recent", "press_delete": "delete"}
 
 
 def _call_kwargs(args: str, raw: str) -> dict[str, Any]:
@@ -224,7 +226,7 @@ def _uitars(text: str, screen: tuple[int, int], space: CoordinateSpace) -> Actio
         x2, y2 = _box_center(kw["end_box"], screen, space, s)
         return Swipe(x1=x1, y1=y1, x2=x2, y2=y2)
     if name in _TARS_KEYS:
-        return KeyPress(key=_TARS_KEYS[name])  # type: ignore[arg-type]
+        return KeyPress(key=_TARS_KEYS[name])
     if name == "wait":
         return Wait(seconds=float_or(kw.get("time"), 5.0) or 5.0)
     if name == "open_app":
@@ -254,8 +256,8 @@ def parse_uitars(text: str, screen: tuple[int, int], space: CoordinateSpace = "n
 
 # --- Qwen mobile_use ----------------------------------------------------------------------------
 
-_BUTTONS = {"back": "back", "home": "home", "menu": "menu", "enter": "enter", "recent": "recent",
-            "app_switch": "recent", "delete": "delete", "del": "delete", "backspace": "delete"}
+_BUTTONS: dict[str, Key] = {"back": "back", "home": "home", "menu": "menu", "enter": "enter", "recent": "recent",
+                            "app_switch": "recent", "delete": "delete", "del": "delete", "backspace": "delete"}
 
 
 @_one_line
@@ -306,7 +308,7 @@ def parse_mobile_use(data: dict[str, Any], screen: tuple[int, int], space: Coord
         button = str(raw).strip().lower().removeprefix("keycode_")
         if button not in _BUTTONS:
             raise ActionError(f"mobile_use {act}: button {raw!r} is not Back, Home, Menu, Enter or Delete")
-        return KeyPress(key=_BUTTONS[button])  # type: ignore[arg-type]
+        return KeyPress(key=_BUTTONS[button])
     if act == "open":
         return OpenApp(app=text().strip() or text())
     if act == "wait":
@@ -319,9 +321,9 @@ def parse_mobile_use(data: dict[str, Any], screen: tuple[int, int], space: Coord
         status = str(data.get("status", "success")).lower()
         if status == "fail":
             status = "failure"
-        if status not in ("success", "failure"):
+        if not is_finish_status(status):
             raise ActionError(f"mobile_use terminate: status {status!r} is not success or failure")
-        return Finish(status=status)  # type: ignore[arg-type]
+        return Finish(status=status)
     raise ActionError(f"unknown mobile_use action {act!r}" if act else "mobile_use call without an 'action'")
 
 

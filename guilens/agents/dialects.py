@@ -178,7 +178,7 @@ class NativeDialect(Dialect):
     def read(self, resp: LLMResponse, view: StepView) -> Reading:
         call = next((c for c in resp.tool_calls if c.name == "act"), None)
         if call is not None and getattr(call, "error", None):
-            raise ActionError(f"the act call's arguments are not a JSON object: {call.error}")  # type: ignore[attr-defined]
+            raise ActionError(f"the act call's arguments are not a JSON object: {call.error}")
         if call is not None:
             data: dict[str, Any] = call.input
         else:

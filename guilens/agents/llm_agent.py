@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from guilens.actions import ActionError
 from guilens.agents.base import AgentContext, AgentStep, StepInput
 from guilens.agents.dialects import Dialect, NativeDialect, Reading, StepView, make_dialect
-from guilens.agents.memory import Strategy, Turn, default_strategy, make_strategy
+from guilens.agents.memory import ChainOfMemory, MultiTurn, Strategy, Turn, default_strategy, make_strategy
 from guilens.agents.perception import Perception, screen_text
 from guilens.agents.perception import read as read_perception
 from guilens.agents.perception import request as perception_request
@@ -169,13 +169,13 @@ class LLMAgent:
             image=sized_image(obs.screenshot, img_size, screen_ref(inp.index)), img_size=img_size,
             elements=elements, qa=list(self.qa), last=self._last, human=_human_steps(inp.history),
             history=self.strategy.history(),
-            images=self.strategy.kept_images(inp.index) if self.strategy.chat else [],  # type: ignore[attr-defined]
+            images=self.strategy.kept_images(inp.index) if isinstance(self.strategy, MultiTurn) else [],
         )
 
     def _messages(self, index: int, content: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        if not self.strategy.chat:
+        if not isinstance(self.strategy, MultiTurn):  # the one chat strategy
             return [{"role": "user", "content": content}]
-        earlier = self.strategy.messages(index, self.dialect.result_blocks)  # type: ignore[attr-defined]
+        earlier = self.strategy.messages(index, self.dialect.result_blocks)
         if earlier and earlier[-1]["role"] == "user":  # the tool results of the previous reply open this turn
             earlier[-1]["content"] = [*earlier[-1]["content"], *content]
             return earlier
@@ -183,7 +183,7 @@ class LLMAgent:
 
     def _create(self, earlier: Usage, **params: Any) -> LLMResponse:
         try:
-            return self.client.create(**params)  # type: ignore[no-any-return]
+            return self.client.create(**params)
         except LLMError as err:  # the API outlasted its retries: the attempt ends, saying what this step saw
             raise err.after(earlier.retries) from None
 
@@ -223,7 +223,7 @@ class LLMAgent:
     def _remember(self, inp: StepInput, result: str, ltm: str | dict[str, Any] | None) -> str:
         """A Chain-of-Memory update: the previous action's result into STM, a fact into LTM (replacing the
         last entry when it is for the same app). Returns the step's action result ("" for other strategies)."""
-        if self.strategy.name != "com":
+        if not isinstance(self.strategy, ChainOfMemory):  # `com`, the one strategy with STM/LTM updates
             return ""
         result = result.strip()
         if not result and inp.index > 0 and self._last:
@@ -235,7 +235,7 @@ class LLMAgent:
             entry = LTMEntry(app=app, content=str(update["content"]).strip(), step=inp.index)
         if inp.index == 0:
             result = ""  # nothing happened before the first step
-        self.strategy.remember(result, entry)  # type: ignore[attr-defined]
+        self.strategy.remember(result, entry)
         return result
 
     def _accept(self, view: StepView, content: list[dict[str, Any]], resp: LLMResponse, reading: Reading,
@@ -247,7 +247,7 @@ class LLMAgent:
                                   reply=self.dialect.reply_blocks(resp)))
         self._last = f"{wording}: {description}"
         if action.type == "ask_user":
-            self._pending_question = action.question  # type: ignore[union-attr]
+            self._pending_question = action.question
         return self._out(AgentStep(action=action, thought=reading.thought, description=description,
                                    action_result=result, memory=self._memory(view), usage=usage), calls)
 

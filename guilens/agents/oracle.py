@@ -210,13 +210,14 @@ class OracleAgent:
         if problem is None and (ra is None or isinstance(ra.action, OpenApp)):
             self._resync = None  # played out, or the next step opens its app anyway
             return None
-        away = rs.app is not None and not app_matches(rs.app, obs.app)
+        reopen = rs.app if rs.app is not None and not app_matches(rs.app, obs.app) else None
+        away = reopen is not None
         done = f" (the person did {rs.followed} of my steps)" if rs.followed else ""
-        if away and not rs.reopened:
+        if reopen is not None and not rs.reopened:
             rs.reopened = True
             self._last = f"open {rs.app}"
             return AgentStep(
-                action=OpenApp(app=rs.app),  # type: ignore[arg-type]
+                action=OpenApp(app=reopen),
                 thought=f"After the take-over the phone shows {obs.app or 'another screen'}, but my plan goes on "
                         f"in {rs.app}, where the person took over{done}: I reopen it to get back to my place.",
                 description=f"re-sync: reopen {rs.app}",

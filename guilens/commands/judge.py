@@ -122,7 +122,7 @@ def register(app: typer.Typer) -> None:
 
             out = write_html(rep, html_file)  # a disk that fails now: StorageError, exit status 1
             if not as_json:
-                typer.echo(f"wrote {out}")
+                typer.echo(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB; open #ep-<task>-<attempt> for an episode)")
         if as_json:
             typer.echo(json.dumps(rep.to_json(), indent=2, default=str))
         else:

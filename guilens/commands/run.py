@@ -100,7 +100,7 @@ def _check_out(out: Path, *, given: bool) -> None:
 def _tui() -> Any:
     """The TUI's entry point, if this install has one."""
     try:
-        from guilens.screens.launch import run_tui  # type: ignore[import-not-found]
+        from guilens.screens.launch import run_tui
     except ImportError:
         return None
     return run_tui
@@ -111,10 +111,11 @@ def execute(plan: RunPlan, *, headless: bool, thoughts: bool = False, renderer: 
     return run_plan(plan, headless=headless, thoughts=thoughts, renderer=renderer)[0]
 
 
-def run_plan(plan: RunPlan, *, headless: bool, thoughts: bool = False,
-             renderer: str | None = None) -> tuple[int, RunResult | None]:
+def run_plan(plan: RunPlan, *, headless: bool, thoughts: bool = False, renderer: str | None = None,
+             progress_to_stderr: bool = False) -> tuple[int, RunResult | None]:
     """Run a plan to the end, in the TUI when there is a screen, else with the headless printer;
-    return the exit status and the runner's result (None if the run never finished)."""
+    return the exit status and the runner's result (None if the run never finished).
+    `progress_to_stderr`: the printer's lines go to standard error (`--json` keeps stdout for JSON)."""
     from guilens.screens.graphics.probe import under_web_driver
 
     # The TUI needs a screen: a terminal on both ends, or textual-serve's web driver (guilens web).
@@ -133,7 +134,8 @@ def run_plan(plan: RunPlan, *, headless: bool, thoughts: bool = False,
         ConsoleResponder(channel, control)
     from guilens.storage import StorageError
 
-    observer = HeadlessObserver(thoughts=thoughts, parallel=len(plan.devices) > 1, control=control)
+    observer = HeadlessObserver(sys.stderr if progress_to_stderr else None, thoughts=thoughts,
+                                parallel=len(plan.devices) > 1, control=control)
     runner = Runner(plan, observers=[observer], control=control, channel=channel)
     try:
         result = runner.run()
@@ -146,8 +148,24 @@ def run_plan(plan: RunPlan, *, headless: bool, thoughts: bool = False,
         _storage_fault(runner, err)
         return EXIT_ERROR, None
     _report_unmarked(runner)
-    typer.echo(f"episodes in {result.run_dir}")
+    typer.echo(f"episodes in {result.run_dir}", err=progress_to_stderr)
     return exit_status(result), result
+
+
+def run_summary(result: RunResult | None, code: int) -> dict[str, Any]:
+    """`guilens run --json`: what a script needs after a run, without reading the run directory."""
+    episodes = [] if result is None else result.episodes
+    return {
+        "run_dir": str(result.run_dir) if result is not None else None,
+        "exit_status": code,
+        "interrupted": code == EXIT_INTERRUPTED,
+        "episodes": [
+            {"scenario": ep.scenario, "task": ep.task, "attempt": ep.attempt, "status": ep.status,
+             "steps": ep.steps, "milestones": [m.id for m in ep.milestones],
+             "milestones_total": ep.milestones_total}
+            for ep in episodes
+        ],
+    }
 
 
 def _run_in_tui(run_tui: Any, plan: RunPlan, renderer: str | None) -> tuple[int, RunResult | None]:
@@ -224,6 +242,9 @@ def register(app: typer.Typer) -> None:
         headless: bool = typer.Option(False, "--headless", help="No TUI: one line per step on standard output."),
         thoughts: bool = typer.Option(False, "--thoughts", help="Headless: print the agent's thought under each step."),
         renderer: str = typer.Option(None, "--renderer", help=RENDERER_HELP),
+        as_json: bool = typer.Option(False, "--json",
+                                     help="Headless, with progress on standard error, and a JSON summary of "
+                                          "the run (run dir, episodes, exit status) alone on standard output."),
         disconnect_wait: float = typer.Option(
             None, "--disconnect-wait", metavar="SECONDS", min=0, max=86_400,
             help="How long to wait for a phone that goes away mid-run before its tasks end in error "
@@ -240,9 +261,15 @@ def register(app: typer.Typer) -> None:
                    "max_pixels": max_pixels, "history_images": history_images, "screen_info": screen_info}
         shown = {"user_model": user_model, "user_base_url": user_base_url, "base_url": base_url, "format": format, "memory": memory, "max_pixels": max_pixels,
                  "history_images": history_images, "screen_info": screen_info}
-        plan = _plan(target, command=_command("run", target, {**kw, **shown, "headless": headless}),
+        plan = _plan(target, command=_command("run", target, {**kw, **shown, "headless": headless or as_json}),
                      agent_options=options, **kw)
-        raise typer.Exit(execute(plan, headless=headless, thoughts=thoughts, renderer=renderer))
+        if not as_json:
+            raise typer.Exit(execute(plan, headless=headless, thoughts=thoughts, renderer=renderer))
+        import json
+
+        code, result = run_plan(plan, headless=True, thoughts=thoughts, progress_to_stderr=True)
+        typer.echo(json.dumps(run_summary(result, code), indent=2))
+        raise typer.Exit(code)
 
     @app.command()
     def demo(

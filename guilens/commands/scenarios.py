@@ -35,7 +35,9 @@ def _load(spec: str) -> tuple[Scenario, Task | None]:
 
 
 @scenarios_app.command("list")
-def list_cmd(paths: list[Path] = typer.Argument(None, help="Scenario files or folders (default: the built-in pack).")) -> None:
+def list_cmd(paths: list[Path] = typer.Argument(None, help="Scenario files or folders (default: the built-in pack)."),
+             as_json: bool = typer.Option(False, "--json", help="Print a JSON list (problems still go to stderr).")
+             ) -> None:
     """The scenarios: id, kind, tasks, apps, levels."""
     from guilens.scenarios.errors import ScenarioError
     from guilens.scenarios.loader import load_builtin, validate_paths
@@ -49,6 +51,13 @@ def list_cmd(paths: list[Path] = typer.Argument(None, help="Scenario files or fo
             found = load_builtin()
         except ScenarioError as err:
             _fail(err.problems, 1)
+    if as_json:
+        import json
+
+        typer.echo(json.dumps([{"id": s.id, "title": s.title, "kind": s.kind, "device": s.device, "apps": s.apps,
+                                "levels": s.levels, "tasks": [t.id for t in s.tasks],
+                                "source": str(s.source) if s.source else None} for s in found], indent=2))
+        return
     rows = [("SCENARIO", "KIND", "TASKS", "APPS", "LEVELS", "TITLE")]
     for s in found:
         apps = ", ".join(s.apps)
@@ -159,9 +168,19 @@ def _step_text(data: object) -> str:
 
 
 @scenarios_app.command("show")
-def show_cmd(spec: str = typer.Argument(..., help="SCENARIO, SCENARIO:TASK, or a file (FILE:TASK).")) -> None:
+def show_cmd(spec: str = typer.Argument(..., help="SCENARIO, SCENARIO:TASK, or a file (FILE:TASK)."),
+             as_json: bool = typer.Option(False, "--json", help="Print the scenario (or the task) as JSON: "
+                                                                  "every field, as `guilens schema scenario` describes.")
+             ) -> None:
     """A scenario's tasks, or one task: instructions per level, milestones, user knowledge, reference."""
     s, t = _load(spec)
+    if as_json:
+        import json
+
+        data = (s.model_dump(mode="json", by_alias=True) if t is None
+                else {"scenario": s.id, "task": t.model_dump(mode="json", by_alias=True)})
+        typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
+        return
     if t is None:
         _show_scenario(s)
     else:

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import typer
 
+from guilens.commands.core import NO_COLOR_OPTION, VERSION_OPTION
+
 RENDERER_HELP = ("How to draw the phone: auto (Kitty graphics, Sixel or iTerm2 images where the terminal "
                  "draws them, else half cells beside the UI tree's text), halfcell, sixel, tgp (Kitty), iterm, "
                  "text. Default: the renderer setting.")
@@ -32,6 +34,8 @@ def register(app: typer.Typer) -> None:
     def home(
         ctx: typer.Context,
         renderer: str = typer.Option(None, "--renderer", help=RENDERER_HELP),
+        version: bool = VERSION_OPTION,
+        no_color: bool = NO_COLOR_OPTION,
     ) -> None:
         """With no command: the home screen (pick a scenario, task, level, agent, user and device)."""
         if ctx.invoked_subcommand is not None or ctx.resilient_parsing:

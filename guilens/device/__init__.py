@@ -23,7 +23,7 @@ def open_device(spec: str, **kw: Any) -> Device:
     if kind == "sim" and not sep:
         from guilens.device.sim import SimDevice
 
-        return SimDevice(**kw)  # type: ignore[no-any-return]
+        return SimDevice(**kw)
     if kind == "adb" and (not sep or rest):
         from guilens.device.adb import AdbDevice
 

@@ -197,7 +197,7 @@ class AdbLink:
     @contextmanager
     def _guard(self, what: str) -> Iterator[None]:
         """Turn adb failures into device errors; a device that is gone raises `DeviceDisconnected`."""
-        from adbutils.errors import AdbError  # type: ignore[import-untyped]
+        from adbutils.errors import AdbError
 
         try:
             yield
@@ -261,7 +261,7 @@ class AdbLink:
             if isinstance(err, Exception):
                 raise _NotSent(err) from None
             raise
-        return conn.conn  # type: ignore[no-any-return]
+        return conn.conn
 
     @staticmethod
     def _read_all(sock: socket.socket) -> bytes:

@@ -85,11 +85,11 @@ def make_client(host: str, port: int, timeout: float = 60.0) -> Any:
     from adbutils._adb import AdbConnection
     from adbutils.errors import AdbTimeout
 
-    class _Connection(AdbConnection):  # type: ignore[misc]
+    class _Connection(AdbConnection):
         def _safe_connect(self) -> socket.socket:
-            return self._create_socket()  # type: ignore[no-any-return]
+            return self._create_socket()
 
-    class _Client(AdbClient):  # type: ignore[misc]
+    class _Client(AdbClient):
         def make_connection(self, timeout: float | None = None) -> AdbConnection:
             try:
                 conn = _Connection(self.host, self.port)

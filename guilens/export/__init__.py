@@ -12,8 +12,35 @@ them, so that `guilens scenarios verify` passes on what it wrote.
 - `marks`: milestones' golden steps, and marks turned into milestones;
 - `task`: the file: the task, and the tasks it needs (its mirror twin, the
   earlier tasks of its day).
+
+`guilens export` (`formats`: the protocol and registry) writes an episode or a run
+in other shapes, one module per format: `animation` (GIF, WebP, MP4),
+`trajectory` (JSON Lines), `memgui` (MemGUI-Bench's leaderboard JSON) and
+`golden` (the golden path above, under that command too).
+
+The names below are imported on first use, so that `guilens --help` (which
+reads `formats` for the format list) does not pay for the episode models.
 """
 
-from guilens.export.task import Baseline, BaselineError, task_from_episode, verify_baseline, write_baseline
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from guilens.export.task import (
+        Baseline,
+        BaselineError,
+        task_from_episode,
+        verify_baseline,
+        write_baseline,
+    )
 
 __all__ = ["Baseline", "BaselineError", "task_from_episode", "verify_baseline", "write_baseline"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in __all__:
+        from guilens.export import task
+
+        return getattr(task, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -253,7 +253,7 @@ def verify_baseline(b: Baseline) -> list[TaskVerdict] | None:
 
 def write_baseline(path: Path | str, out: Path | str, *, task_id: str | None = None, verify: bool = True) -> Baseline:
     """Export an episode to `out` (YAML) and, unless `verify` is false, verify what was written."""
-    import yaml  # type: ignore[import-untyped]
+    import yaml
 
     b = task_from_episode(path, task_id=task_id)
     out = Path(out)

@@ -49,15 +49,15 @@ def irr_stage(ev: Evidence, client: JudgeModel, failure_reason: str, desc: Stage
     details: dict[str, Any] = {"method": "llm_analysis"}
     if tally.repairs:
         details["repairs"] = tally.repairs
-    common = dict(stage="irr", usage=tally.usage, calls=tally.calls, cached_calls=tally.cached, model=client.model,
-                  prompt=prompt.ref, duration_s=round(time.perf_counter() - started, 3),
-                  steps=list(range(ev.n)))
+    common: dict[str, Any] = dict(stage="irr", usage=tally.usage, calls=tally.calls, cached_calls=tally.cached,
+                                  model=client.model, prompt=prompt.ref,
+                                  duration_s=round(time.perf_counter() - started, 3), steps=list(range(ev.n)))
     if out is None:
         details["method"] = "analysis_failed"
         return StageResult(status="undecided", reason=f"malformed IRR output after {retries} repairs",
-                           details=details, **common)  # type: ignore[arg-type]
+                           details=details, **common)
     details.update(out)
     return StageResult(status="done", raw=out["irr_percentage"],
                        reason=f"IRR {out['irr_percentage']}%: {out['correctly_used_units']} of "
                               f"{out['total_information_units']} units. {out['analysis_reason']}".strip(),
-                       details=details, **common)  # type: ignore[arg-type]
+                       details=details, **common)

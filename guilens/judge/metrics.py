@@ -126,13 +126,13 @@ def mtpr(records: Sequence[EpisodeRecord]) -> Metric:
     """Memory-Task Proficiency Ratio: SR on memory tasks / SR on standard tasks (pass@1)."""
     mem = success_rate([r for r in records if r.memory])
     std = success_rate([r for r in records if not r.memory])
-    if std.na:
+    if std.value is None:
         return na_metric("no standard (non-memory) tasks")
-    if mem.na:
+    if mem.value is None:
         return na_metric("no memory tasks")
     if std.value == 0:
         return na_metric("SR on standard tasks is 0", std.n)
-    return Metric(mem.value / std.value, mem.n + std.n, f"SR memory {mem.value:.3f} / SR standard {std.value:.3f}")  # type: ignore[operator]
+    return Metric(mem.value / std.value, mem.n + std.n, f"SR memory {mem.value:.3f} / SR standard {std.value:.3f}")
 
 
 def step_ratio(records: Sequence[EpisodeRecord], k: int = 1) -> Metric:

@@ -174,23 +174,23 @@ def milestone_stage(ev: Evidence, client: JudgeModel, known: dict[str, Milestone
     }
     if tally.repairs:
         details["repairs"] = tally.repairs
-    common = dict(stage="milestones", steps=sorted(looked), usage=tally.usage, calls=tally.calls,
-                  cached_calls=tally.cached, model=client.model, prompt=prompt.ref,
-                  duration_s=round(time.perf_counter() - started, 3), details=details)
+    common: dict[str, Any] = dict(stage="milestones", steps=sorted(looked), usage=tally.usage, calls=tally.calls,
+                                  cached_calls=tally.cached, model=client.model, prompt=prompt.ref,
+                                  duration_s=round(time.perf_counter() - started, 3), details=details)
     reached = sum(1 for s in ordered_states if s.reached)
     total = len(ordered_states)
     if malformed:
         return StageResult(status="undecided", reason="the judge's milestone output stayed malformed after "
                            f"{retries} repairs; {reached} of {total} milestones judged reached before that",
-                           **common), ordered_states  # type: ignore[arg-type]
+                           **common), ordered_states
     decision = _decision(ev, ordered_states)
     reason = f"{reached} of {total} milestones reached" + (
         "" if blocked_by is None else f"; stopped at {blocked_by!r}, never completed")
     if decision is None:
         return StageResult(status="done", reason=reason + " (the task's success needs more than milestones)",
-                           **common), ordered_states  # type: ignore[arg-type]
+                           **common), ordered_states
     return StageResult(status="decided", decision=decision, raw=[s.reached for s in ordered_states], reason=reason,
-                       **common), ordered_states  # type: ignore[arg-type]
+                       **common), ordered_states
 
 
 def _decision(ev: Evidence, states: list[MilestoneState]) -> Decision | None:

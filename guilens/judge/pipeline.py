@@ -39,6 +39,7 @@ from guilens.judge.verdict import (
     STAGE_ORDER,
     FinalDecision,
     MilestoneState,
+    StageName,
     StageResult,
     Verdict,
     save_verdict,
@@ -75,15 +76,15 @@ class _Results(dict[str, StageResult]):
                 log.exception("on_stage callback failed")
 
 
-def _skip(stage: str, reason: str) -> StageResult:
-    return StageResult(stage=stage, status="skipped", reason=reason)  # type: ignore[arg-type]
+def _skip(stage: StageName, reason: str) -> StageResult:
+    return StageResult(stage=stage, status="skipped", reason=reason)
 
 
-def _error(stage: str, err: Exception) -> StageResult:
+def _error(stage: StageName, err: Exception) -> StageResult:
     """A stage that broke; an API failure keeps the failed tries it made (`LLMError.retries`)."""
     reason = f"{type(err).__name__}: {err}"
     retries = list(getattr(err, "retries", None) or [])
-    return StageResult(stage=stage, status="error", reason=reason, errors=[reason],  # type: ignore[arg-type]
+    return StageResult(stage=stage, status="error", reason=reason, errors=[reason],
                        usage=Usage(retries=retries))
 
 
@@ -164,7 +165,7 @@ def _run(ev: Evidence, config: JudgeConfig, clients: _Clients, on_stage: StageCa
     results = _Results(on_stage)
     milestones: dict[str, MilestoneState] = {}
 
-    def client_or_skip(stage: str) -> JudgeModel | None:
+    def client_or_skip(stage: StageName) -> JudgeModel | None:
         c = clients.get()
         if c is None:
             results[stage] = _skip(stage, clients.unavailable or "no model client")
@@ -245,8 +246,8 @@ def _run(ev: Evidence, config: JudgeConfig, clients: _Clients, on_stage: StageCa
                     elif r.raw != -1:
                         stop = "the semantic judge gave no usable answer"
                 else:
-                    required = (results.get("semantic").details.get("required_steps")  # type: ignore[union-attr]
-                                if results.get("semantic") is not None else None)
+                    sem = results.get("semantic")
+                    required = sem.details.get("required_steps") if sem is not None else None
                     if not required:
                         r = _skip("visual", "no steps were requested (the visual judge follows a semantic -1)")
                     else:
@@ -320,7 +321,7 @@ def _run(ev: Evidence, config: JudgeConfig, clients: _Clients, on_stage: StageCa
     else:
         decision, decided_by, reason = final.decision or "undecided", final.stage, final.reason
     return Verdict(task=ep.task, scenario=ep.scenario, attempt=ep.attempt, run_id=ep.run_id,
-                   decision=decision, decided_by=decided_by, reason=reason,  # type: ignore[arg-type]
+                   decision=decision, decided_by=decided_by, reason=reason,
                    milestones=ordered, progress=progress, irr=irr_value, stages=stages, model=config.model,
                    stages_requested=config.requested, warnings=task_warnings(ev), task_source=ev.task_origin)
 

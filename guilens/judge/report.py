@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from guilens.episode import EpisodeError, EpisodeReader, find_episodes
+from guilens.episode import Episode, EpisodeError, EpisodeReader, Step, find_episodes
 from guilens.judge.metrics import EpisodeRecord, MilestoneRecord, compute, difficulty_name
 from guilens.judge.verdict import Verdict
 
@@ -40,6 +40,9 @@ class EpisodeRow:
     agent: str = ""
     screens: list[str] = field(default_factory=list)
     final_screen: str | None = None
+    episode: Episode | None = None
+    """The episode as recorded, and its steps below: what the HTML report's trajectory pages show."""
+    steps: list[Step] = field(default_factory=list)
 
 
 @dataclass
@@ -157,7 +160,8 @@ def episode_row(directory: Path) -> EpisodeRow:
     )
     screens = [s.screen for s in reader.steps if s.screen]
     return EpisodeRow(record=record, dir=Path(directory), outcome_source=source, verdict=verdict,
-                      instruction=ep.instruction, agent=ep.agent, screens=screens, final_screen=ep.final_screen)
+                      instruction=ep.instruction, agent=ep.agent, screens=screens, final_screen=ep.final_screen,
+                      episode=ep, steps=list(reader.steps))
 
 
 def load_report(root: str | Path) -> RunReport:
@@ -293,11 +297,20 @@ def fmt_metric(m: dict[str, Any], kind: str) -> str:
     return _num(m)
 
 
+PIPED_WIDTH = 1_000
+"""Columns the report is laid out in when standard output is not a terminal: wider than any row."""
+
+
 def print_report(report: RunReport, console: Any = None) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    console = console or Console()
+    if console is None:
+        console = Console()
+        if not console.is_terminal:
+            # Piped or redirected, Rich would cut the tables at 80 columns and fold task names into
+            # 4-character pieces; a file or a pager has no width, so each row stays one whole line.
+            console = Console(width=PIPED_WIDTH)
     m = report.metrics()
     run = report.run
     title = f"run {run.get('run_id') or run.get('id') or report.root.name}"

@@ -27,10 +27,14 @@ report does (`guilens.judge.report`), and only a person's judgement decides it.
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING, Any
 
 from guilens.device.uitree import UINode, UITreeError, parse_ui_xml
 from guilens.judge.evidence import Evidence
-from guilens.judge.verdict import MilestoneState, StageResult
+from guilens.judge.verdict import MilestoneState, StageResult, StageStatus
+
+if TYPE_CHECKING:
+    from guilens.scenarios.model import Task
 
 
 def _foreground(ui: UINode | None) -> str | None:
@@ -43,11 +47,11 @@ def _foreground(ui: UINode | None) -> str | None:
     return None
 
 
-def _reads_state(task: object) -> bool:
+def _reads_state(task: Task) -> bool:
     """Whether any milestone check reads the app state (else the per-step files are not opened)."""
     from guilens.scenarios.spec_checks import StateCheck, iter_checks
 
-    return any(isinstance(c, StateCheck) for m in task.all_milestones()  # type: ignore[attr-defined]
+    return any(isinstance(c, StateCheck) for m in task.all_milestones()
                if m.check is not None for c in iter_checks(m.check))
 
 
@@ -90,9 +94,9 @@ def _replay(ev: Evidence) -> tuple[StageResult, list[MilestoneState]]:
     started = time.perf_counter()
     from guilens.scenarios.checks import CheckContext, run_checks
 
-    def done(status: str, reason: str, **kw: object) -> StageResult:
-        return StageResult(stage="rules", status=status, reason=reason,  # type: ignore[arg-type]
-                           duration_s=round(time.perf_counter() - started, 4), **kw)  # type: ignore[arg-type]
+    def done(status: StageStatus, reason: str, **kw: Any) -> StageResult:
+        return StageResult(stage="rules", status=status, reason=reason,
+                           duration_s=round(time.perf_counter() - started, 4), **kw)
 
     if ev.task is None:
         return done("skipped", f"the task definition of {ev.episode.scenario}:{ev.episode.task} is not available"), []

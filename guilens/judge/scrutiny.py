@@ -83,11 +83,11 @@ def triage(ev: Evidence, client: JudgeModel, *, max_side: int = MAX_SIDE, retrie
     common = _common("triage", tally, client, prompt.ref, started, shown, {})
     if out is None:
         return StageResult(status="undecided", reason=f"malformed triage output after {retries} repairs; "
-                           "escalating", **common)  # type: ignore[arg-type]
+                           "escalating", **common)
     decision, reason = out
     if decision == "Success":
-        return StageResult(status="decided", decision="success", raw=decision, reason=reason, **common)  # type: ignore[arg-type]
-    return StageResult(status="undecided", raw=decision, reason=reason, **common)  # type: ignore[arg-type]
+        return StageResult(status="decided", decision="success", raw=decision, reason=reason, **common)
+    return StageResult(status="undecided", raw=decision, reason=reason, **common)
 
 
 # --- 2. step descriptions ----------------------------------------------------------------------
@@ -140,11 +140,11 @@ def describe(ev: Evidence, client: JudgeModel, *, concurrency: int = 4, max_side
     common = _common("describe", tally, client, prompt.ref, started, sorted(descriptions), details)
     if failed and not descriptions:
         return StageResult(status="error", reason=f"no step could be described ({errors[0]})", errors=errors,
-                           **common)  # type: ignore[arg-type]
+                           **common)
     reason = f"described {len(descriptions)} of {ev.n} steps" + (
         f"; steps {', '.join(map(str, missing))} have no description" if missing else "") + (
         f" ({len(failed)} failed: {errors[0]})" if failed else "")
-    return StageResult(status="done", reason=reason, errors=errors, **common)  # type: ignore[arg-type]
+    return StageResult(status="done", reason=reason, errors=errors, **common)
 
 
 def formatted_steps(ev: Evidence, desc: StageResult | None) -> str:
@@ -208,13 +208,13 @@ def semantic(ev: Evidence, client: JudgeModel, desc: StageResult | None, *, max_
     common = _common("semantic", tally, client, prompt.ref, started, shown, {})
     if out is None:
         return StageResult(status="undecided", reason=f"malformed semantic-judge output after {retries} repairs",
-                           **common)  # type: ignore[arg-type]
+                           **common)
     decision, reason, required = out
     if decision == -1:
         common["details"] = {**common["details"], "required_steps": required}
-        return StageResult(status="undecided", raw=-1, reason=reason, **common)  # type: ignore[arg-type]
+        return StageResult(status="undecided", raw=-1, reason=reason, **common)
     return StageResult(status="decided", decision="success" if decision == 1 else "failure", raw=decision,
-                       reason=reason, **common)  # type: ignore[arg-type]
+                       reason=reason, **common)
 
 
 # --- 4. visual judge ---------------------------------------------------------------------------
@@ -251,7 +251,7 @@ def visual(ev: Evidence, client: JudgeModel, desc: StageResult | None, required:
     common = _common("visual", tally, client, prompt.ref, started, wanted, details)
     if out is None:
         return StageResult(status="undecided", reason=f"malformed visual-judge output after {retries} repairs",
-                           **common)  # type: ignore[arg-type]
+                           **common)
     decision, reason = out
     return StageResult(status="decided", decision="success" if decision == 1 else "failure", raw=decision,
-                       reason=reason, **common)  # type: ignore[arg-type]
+                       reason=reason, **common)

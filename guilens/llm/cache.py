@@ -8,6 +8,7 @@ part of the body and never reaches a cache file.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -91,12 +92,45 @@ def _tokens(data: dict[str, Any], name: str) -> int:
     return int(value) if isinstance(value, int | float) else 0
 
 
+@dataclass
+class CacheEntry:
+    """One cached response file, as pruning sees it: where, how big, when it was stored (its mtime)."""
+
+    path: Path
+    size: int
+    stored_at: float
+
+
+@dataclass
+class PruneResult:
+    """What a prune removed (or, in a dry run, would remove), and what is left."""
+
+    removed: list[CacheEntry] = field(default_factory=list)
+    kept: int = 0
+    kept_bytes: int = 0
+
+    @property
+    def removed_bytes(self) -> int:
+        return sum(e.size for e in self.removed)
+
+
 class ResponseCache:
     """Responses on disk, one JSON file per request hash. Safe for several threads and processes:
-    files are written to a private temp name and renamed into place."""
+    files are written to a private temp name and renamed into place.
 
-    def __init__(self, directory: Path) -> None:
+    `max_bytes` caps the cache (the `cache_max_mb` setting): a write that takes it past the cap removes
+    the oldest entries down to 90% of it. The size is counted once, on the first write, then kept up to
+    date by each write, so a capped cache costs one directory scan per process plus one per trim.
+    """
+
+    TRIM_TO = 0.9
+    """A trim goes below the cap by this factor, so the next writes do not each trigger one."""
+
+    def __init__(self, directory: Path, *, max_bytes: int | None = None) -> None:
         self.dir = Path(directory) / f"responses-v{CACHE_FORMAT}"
+        self.max_bytes = max_bytes
+        self._size: int | None = None
+        self._lock = threading.Lock()
 
     @staticmethod
     def key(params: dict[str, Any]) -> str:
@@ -122,5 +156,69 @@ class ResponseCache:
         path.parent.mkdir(parents=True, exist_ok=True)
         entry = {"format": CACHE_FORMAT, "role": role, "stored_at": time.time(), "response": response}
         tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-        tmp.write_text(json.dumps(entry, ensure_ascii=False), encoding="utf-8")
+        data = json.dumps(entry, ensure_ascii=False).encode("utf-8")
+        tmp.write_bytes(data)
         os.replace(tmp, path)
+        if self.max_bytes is not None:
+            self._account(len(data))
+
+    def _account(self, written: int) -> None:
+        """Keep the cache under `max_bytes` after a write (see the class docstring)."""
+        assert self.max_bytes is not None
+        with self._lock:
+            if self._size is None:
+                self._size = sum(e.size for e in self.entries())
+            else:
+                self._size += written
+            if self._size <= self.max_bytes:
+                return
+            result = self.prune(max_bytes=int(self.max_bytes * self.TRIM_TO))
+            self._size = result.kept_bytes
+        log.info("response cache over %d bytes: removed %d oldest entries (%d bytes)",
+                 self.max_bytes, len(result.removed), result.removed_bytes)
+
+    def entries(self) -> list[CacheEntry]:
+        """Every response file, oldest first. Files another process removes meanwhile are skipped."""
+        found: list[CacheEntry] = []
+        if not self.dir.is_dir():
+            return found
+        for path in self.dir.glob("??/*.json"):
+            try:
+                st = path.stat()
+            except FileNotFoundError:
+                continue
+            found.append(CacheEntry(path, st.st_size, st.st_mtime))
+        found.sort(key=lambda e: (e.stored_at, e.path.name))
+        return found
+
+    def prune(self, *, older_than_s: float | None = None, max_bytes: int | None = None,
+              dry_run: bool = False, now: float | None = None) -> PruneResult:
+        """Remove the entries stored more than `older_than_s` seconds ago, then the oldest ones until
+        the rest fits in `max_bytes`. `dry_run`: only say what would go. Stale temp files of writers
+        that died (over an hour old) go too, uncounted."""
+        now = time.time() if now is None else now
+        entries = self.entries()
+        result = PruneResult()
+        keep: list[CacheEntry] = []
+        for e in entries:
+            (result.removed if older_than_s is not None and now - e.stored_at > older_than_s else keep).append(e)
+        total = sum(e.size for e in keep)
+        while max_bytes is not None and keep and total > max_bytes:
+            e = keep.pop(0)
+            total -= e.size
+            result.removed.append(e)
+        result.kept, result.kept_bytes = len(keep), total
+        if dry_run:
+            return result
+        for e in result.removed:
+            e.path.unlink(missing_ok=True)
+        for tmp in self.dir.glob("??/.*.tmp") if self.dir.is_dir() else []:
+            try:
+                if now - tmp.stat().st_mtime > 3600:
+                    tmp.unlink(missing_ok=True)
+            except FileNotFoundError:
+                continue
+        for sub in {e.path.parent for e in result.removed}:
+            with contextlib.suppress(OSError):  # only when now empty
+                sub.rmdir()
+        return result

@@ -113,7 +113,9 @@ class LLMClient:
         self.base_url = self.provider.base_url
         self.caps: ModelCaps = model_caps(self.model) if self.spec.provider == "anthropic" else ModelCaps(sampling=True)
         use_cache = (role == "judge") if cache is None else cache
-        self.cache = ResponseCache(cache_dir or self.settings.cache_dir) if use_cache else None
+        cap = self.settings.cache_max_mb
+        self.cache = (ResponseCache(cache_dir or self.settings.cache_dir,
+                                    max_bytes=int(cap * 1_000_000) if cap else None) if use_cache else None)
         self.total = Usage()
         self.calls = 0
         """HTTP requests made, retries included (cache hits make none)."""

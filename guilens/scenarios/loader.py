@@ -48,7 +48,9 @@ class _UniqueKeyLoader(yaml.SafeLoader):
         except (ValueError, KeyError, TypeError, AttributeError, IndexError) as err:
             if isinstance(err, yaml.YAMLError):
                 raise
-            what = f"{node.value!r}" if isinstance(node, yaml.ScalarNode) else f"this {node.id}"
+            # PyYAML composes only three kinds of node; the stubs give `id` to each kind, not to Node.
+            kind = "mapping" if isinstance(node, yaml.MappingNode) else "sequence"
+            what = f"{node.value!r}" if isinstance(node, yaml.ScalarNode) else f"this {kind}"
             raise yaml.constructor.ConstructorError(
                 None, None, f"{clip(what)} is not a valid {node.tag.rsplit(':', 1)[-1]}", node.start_mark
             ) from None

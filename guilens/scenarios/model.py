@@ -390,6 +390,7 @@ class Scenario(_Strict):
                 return t
         raise KeyError(f"scenario {self.id!r} has no task {tid!r} (tasks: {', '.join(t.id for t in self.tasks)})")
 
+    # A scenario iterates its tasks, not its fields as BaseModel's __iter__ does: an incompatible override on purpose.
     def __iter__(self) -> Iterator[Task]:  # type: ignore[override]
         return iter(self.tasks)
 

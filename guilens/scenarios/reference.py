@@ -222,10 +222,10 @@ class ReferencePlayer:
                 return ReferenceAction(self._swipe(step, obs), f"swipe {step.spec.direction}")
             case KeyStep():
                 return ReferenceAction(KeyPress(key=step.key), f"press {step.key}")
-            case BareStep() if step.bare == "finish":
-                return ReferenceAction(Finish(status="success"), "finish")
             case BareStep():
-                return ReferenceAction(KeyPress(key=step.bare), f"press {step.bare}")  # type: ignore[arg-type]
+                if step.bare == "finish":
+                    return ReferenceAction(Finish(status="success"), "finish")
+                return ReferenceAction(KeyPress(key=step.bare), f"press {step.bare}")
             case WaitStep():
                 return ReferenceAction(Wait(seconds=step.wait), f"wait {step.wait:g}s")
             case AskStep():

@@ -13,7 +13,7 @@ says what a well-formed check is.
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator, model_validator
 
@@ -23,7 +23,7 @@ StateOp = Literal[
     "gt", "gte", "lt", "lte", "count", "matches",
 ]
 _NUMBER = re.compile(r"\s*-?\d+(\.\d+)?\s*")
-STATE_OPS: tuple[str, ...] = StateOp.__args__  # type: ignore[attr-defined]
+STATE_OPS: tuple[str, ...] = get_args(StateOp)
 
 
 class _Strict(BaseModel):

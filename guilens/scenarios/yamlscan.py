@@ -62,7 +62,7 @@ class _Scan:
     # -- where we are ---------------------------------------------------------------------------
     def path(self) -> list[str | int]:
         """The path of the value about to be read (the current key or index of the innermost collection)."""
-        out: list[str | int] = [f.where for f in self.stack[1:] if f.where is not None]  # type: ignore[misc]
+        out: list[str | int] = [f.where for f in self.stack[1:] if f.where is not None]
         if self.stack:
             top = self.stack[-1]
             here = top.index if top.kind == "seq" else (top.key if not top.want_key else None)
@@ -147,10 +147,12 @@ class AliasAtUseLoader(yaml.SafeLoader):
     composer is Python's, and libyaml's cannot be taught this.
     """
 
-    def compose_node(self, parent: Any, index: Any) -> Any:
+    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
         if self.check_event(yaml.AliasEvent):
             event = self.peek_event()
             node = super().compose_node(parent, index)
+            if node is None:  # an alias always resolves to its anchored node (or raises); typed loosely upstream
+                return node
             used = copy.copy(node)
             used.start_mark, used.end_mark = event.start_mark, event.end_mark
             return used

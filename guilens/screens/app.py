@@ -16,6 +16,10 @@ Screenshots (the palette's "Screenshot") go to a folder that exists: the
 else `<run_dir>/screenshots/`. Textual's own default is `~/Downloads`, which a
 server or a fresh account does not have, and its failure notice gives no
 reason; here the folder is created first and either notice says where.
+
+The theme: the app starts with the `theme` setting, and a theme picked in the palette is written
+back to the settings file (`theme = "..."`), so the next start has it. An app built without
+settings (tests, embedding) neither reads nor writes the file.
 """
 
 from __future__ import annotations
@@ -79,10 +83,38 @@ class GuilensApp(GraphicsApp):
         self._quitting = False
 
     def on_mount(self) -> None:
+        self._apply_saved_theme()
+        self.theme_changed_signal.subscribe(self, self._save_theme)
         self.push_screen(self._first())
         note = getattr(self.renderer, "note", "")
         if note:
             self.notify(note, title="Phone", timeout=8)
+
+    # -- the theme --------------------------------------------------------------------------------
+    def _apply_saved_theme(self) -> None:
+        name = getattr(self.settings, "theme", None)
+        if not name:
+            return
+        if name not in self.available_themes:
+            self.notify(f"The theme setting {name!r} is not a theme here; using {self.theme}. "
+                        "Pick one with the palette's Theme.", title="Theme", severity="warning", timeout=8)
+            return
+        self.theme = name
+
+    def _save_theme(self, theme: Any) -> None:
+        """Write the theme just chosen into the settings file (see the module docstring)."""
+        if self.settings is None or theme.name == self.settings.theme:
+            return
+        from guilens.config import ConfigError, save_setting
+
+        try:
+            path = save_setting("theme", theme.name)
+        except (ConfigError, OSError) as err:
+            reason = getattr(err, "strerror", None) or str(err)
+            self.notify(f"Theme not saved: {reason}", title="Theme", severity="error", timeout=10)
+            return
+        self.settings.theme = theme.name
+        self.log(f"theme {theme.name!r} saved in {path}")
 
     def action_help(self) -> None:
         from guilens.screens.modals import HelpScreen, help_sections_from
@@ -170,10 +202,17 @@ class GuilensApp(GraphicsApp):
 
     # -- the palette -------------------------------------------------------------------------------
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
+        # Textual's own commands first; a screen key named like one of them (home's `q` Quit) would be
+        # a second entry doing the same thing, so the palette lists each name once.
+        titles: set[str] = set()
+        for command in super().get_system_commands(screen):
+            titles.add(command.title.casefold())
+            yield command
         seen: set[str] = set()
         for binding in getattr(screen, "BINDINGS", []):
             if not isinstance(binding, Binding) or not binding.description or binding.action in seen:
+                continue
+            if binding.description.casefold() in titles:
                 continue
             if not screen.check_action(binding.action.partition("(")[0], ()):  # hidden or disabled now
                 continue

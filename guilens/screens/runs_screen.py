@@ -2,8 +2,10 @@
 
 Columns: run, task, attempt, agent, status, steps, dollars, verdict. The filter
 matches words anywhere in a row (`shop failure` keeps failed shop episodes);
-`field:value` matches one column (`status:success`, `agent:human`). Enter
-opens the replay. Episodes are read on a thread (only `episode.json` and
+`field:value` matches one column (`status:success`, `agent:human`). A click
+on a column header sorts by that column, a second click reverses it; `s`
+moves the sort to the next column and `S` reverses it (steps, dollars and
+attempts sort as numbers). Enter opens the replay. Episodes are read on a thread (only `episode.json` and
 `verdict.json`), so a large folder opens at once and fills in.
 
 The folder is read again whenever the browser comes back into view (a replay
@@ -30,6 +32,19 @@ from guilens.screens.widgets.phone import Renderer
 from guilens.screens.widgets.render import STATUS_STYLE
 
 COLUMNS = ("run", "task", "attempt", "agent", "status", "steps", "$", "verdict")
+
+
+def sort_key(row: EpisodeRow, column: str) -> tuple[Any, ...]:
+    """What a column sorts by: numbers as numbers (`10` after `9`, `2/3` by attempt), text without case;
+    ties keep the order the rows were read in (the sort is stable)."""
+    if column == "steps":
+        return (row.steps,)
+    if column == "$":
+        return (row.cost,)
+    if column == "attempt":
+        number, _, total = row.attempt.partition("/")
+        return (int(number) if number.isdigit() else 0, int(total) if total.isdigit() else 0)
+    return (row.fields()[column].casefold(),)
 
 
 @dataclass
@@ -91,6 +106,8 @@ class RunsScreen(Screen[None]):
     KEY_HELP = [
         ("Runs", [("/", "filter: words match anywhere, field:value one column (status:failure)"),
                   ("↑ ↓", "pick an episode"), ("Enter", "replay it"), ("R", "read the directory again"),
+                  ("s / click a header", "sort by the next column / by that column (again: reverse)"),
+                  ("S", "reverse the sort"),
                   ("Esc", "clear the filter; with none, back to home (when opened from it)"),
                   ("q", "back to home when opened from it, else quit")]),
         ("Everywhere", [("?", "this help"), ("ctrl+p", "command palette")]),
@@ -98,6 +115,8 @@ class RunsScreen(Screen[None]):
     BINDINGS = [
         Binding("slash", "filter", "Filter", key_display="/"),
         Binding("R", "reload", "Reload"),
+        Binding("s", "sort_next", "Sort"),
+        Binding("S", "sort_reverse", "Reverse sort", show=False),
         Binding("q", "back", "Back"),
         Binding("q", "quit", "Quit"),
         Binding("escape", "escape", "Clear filter / back", show=False),
@@ -110,6 +129,9 @@ class RunsScreen(Screen[None]):
         self.settings = settings
         self.rows: list[EpisodeRow] = []
         self.shown: list[EpisodeRow] = []
+        self.sort_column: str | None = None
+        """The column the rows are sorted by (None: the order they were read in)."""
+        self.sort_reverse = False
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder="filter: words, or field:value (status:failure agent:human)", id="filter")
@@ -145,6 +167,12 @@ class RunsScreen(Screen[None]):
         keep = self.shown[table.cursor_row].path if 0 <= table.cursor_row < len(self.shown) else None
         table.clear()
         self.shown = [r for r in self.rows if matches(r, query)]
+        if self.sort_column is not None:
+            column = self.sort_column
+            self.shown.sort(key=lambda r: sort_key(r, column), reverse=self.sort_reverse)
+            table.border_subtitle = f"sorted by {column} {'▼' if self.sort_reverse else '▲'}"
+        else:
+            table.border_subtitle = ""
         for r in self.shown:
             f = r.fields()
             style = STATUS_STYLE.get(r.status, "$text")
@@ -181,6 +209,26 @@ class RunsScreen(Screen[None]):
             self.notify(str(err), title="Cannot open", severity="error")
             return
         self.app.push_screen(screen)  # coming back reads the folder again (`on_screen_resume`)
+
+    # -- sorting --------------------------------------------------------------------------------------
+    def sort_by(self, column: str, *, reverse: bool | None = None) -> None:
+        """Sort by `column`; with `reverse` None, the same column again flips the order."""
+        if reverse is None:
+            reverse = not self.sort_reverse if column == self.sort_column else False
+        self.sort_column, self.sort_reverse = column, reverse
+        self._fill(self.query_one("#filter", Input).value)
+
+    @on(DataTable.HeaderSelected)
+    def _header_clicked(self, event: DataTable.HeaderSelected) -> None:
+        event.stop()
+        self.sort_by(str(event.column_key.value))
+
+    def action_sort_next(self) -> None:
+        at = COLUMNS.index(self.sort_column) + 1 if self.sort_column is not None else 0
+        self.sort_by(COLUMNS[at % len(COLUMNS)], reverse=False)
+
+    def action_sort_reverse(self) -> None:
+        self.sort_by(self.sort_column or COLUMNS[0], reverse=not self.sort_reverse)
 
     def action_filter(self) -> None:
         self.query_one("#filter", Input).focus()

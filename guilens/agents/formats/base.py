@@ -129,7 +129,7 @@ class TextFormat:
             raise FormatError(f"coordinates {coords!r} is not one of {', '.join(COORDINATES)}")
         if max_pixels is not None and max_pixels < FACTOR * FACTOR:
             raise FormatError(f"max_pixels={max_pixels} is below one {FACTOR}x{FACTOR} patch ({FACTOR * FACTOR})")
-        self.coordinates: Coordinates = coords  # type: ignore[assignment]
+        self.coordinates: Coordinates = coords
         self.max_pixels = max_pixels or self.default_max_pixels
         self.language = language
 

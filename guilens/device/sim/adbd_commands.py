@@ -16,7 +16,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from guilens.actions import Action, ActionError, KeyPress, LongPress, Swipe, Tap, Type
+from guilens.actions import Action, ActionError, Key, KeyPress, LongPress, Swipe, Tap, Type
 from guilens.device.sim.adbd_shell import Command, ShellResult, fail, ok
 from guilens.device.sim.adbd_sync import VirtualFiles
 from guilens.device.sim.adbd_system import ADB_KEYBOARD, LATIN_IME, SystemCommands
@@ -24,7 +24,7 @@ from guilens.device.sim.adbd_system import ADB_KEYBOARD, LATIN_IME, SystemComman
 DEFAULT_DUMP = "/sdcard/window_dump.xml"
 
 # keycode -> guilens key (the ones a guilens action can express)
-KEY_ACTIONS = {3: "home", 4: "back", 66: "enter", 67: "delete", 82: "menu", 187: "recent", 160: "enter"}
+KEY_ACTIONS: dict[int, Key] = {3: "home", 4: "back", 66: "enter", 67: "delete", 82: "menu", 187: "recent", 160: "enter"}
 # keycodes that type a character, by KeyEvent name (android/view/KeyEvent.java); without shift, as `input` sends them
 _TYPING = {
     "TAB": (61, "\t"), "SPACE": (62, " "), "STAR": (17, "*"), "POUND": (18, "#"), "COMMA": (55, ","),
@@ -249,7 +249,7 @@ class PhoneCommands(SystemCommands):
         else:
             return fail(f"Error: Unknown keycode: {code}")
         if number in KEY_ACTIONS:
-            return self._act(KeyPress(key=KEY_ACTIONS[number]))  # type: ignore[arg-type]
+            return self._act(KeyPress(key=KEY_ACTIONS[number]))
         if number in KEY_CHARS:
             return self._act(Type(text=KEY_CHARS[number]))
         return ok()  # a real key with no effect the simulated phone models (volume, power, ...)

@@ -7,11 +7,13 @@ permission dialog (owned by the permission controller, as on Android).
 
 from __future__ import annotations
 
+from functools import partial
+
 from PIL import Image, ImageDraw
 
 from guilens.device.sim import icons, ui
 from guilens.device.sim.core import Ctx, Phone
-from guilens.device.sim.kit import Button, Canvas, Label, View, line_height, mix, wrap
+from guilens.device.sim.kit import Button, Canvas, Color, Label, View, line_height, mix, wrap
 
 SYSTEMUI = "com.android.systemui"
 PERMISSIONS = "com.android.permissioncontroller"
@@ -72,9 +74,13 @@ def status_bar(ctx: Ctx) -> View:
         flags.append((icons.wifi, "Wi-Fi connected"))
     for icon, desc in flags:
         r = (x - u(52), u(16), x, u(68))
-        bar.add(View(r, desc=desc, cls="android.widget.ImageView", paint=lambda c, v, i=icon: i(c, v.bounds, fg)))
+        bar.add(View(r, desc=desc, cls="android.widget.ImageView", paint=partial(_paint_icon, icon=icon, col=fg)))
         x -= u(68)
     return bar
+
+
+def _paint_icon(c: Canvas, v: View, icon: icons.Icon, col: Color) -> None:
+    icon(c, v.bounds, col)
 
 
 def _gesture_bar(c: Canvas, v: View) -> None:
@@ -209,7 +215,7 @@ def _perm(ctx: Ctx, spec: dict) -> View:
     for i, (text, rid, ans) in enumerate((("Allow", "permission_allow_button", "allow"),
                                           ("Deny", "permission_deny_button", "deny"))):
         r = (x1 + u(40), by + i * u(160), x2 - u(40), by + i * u(160) + u(140))
-        card.add(Button(r, text, lambda ans=ans: resolve_permission(ctx, ans), rid=rid, fill=(255, 255, 255),
+        card.add(Button(r, text, partial(resolve_permission, ctx, ans), rid=rid, fill=(255, 255, 255),
                         color=(26, 115, 232), radius=u(40), size=u(46)))
     scrim.add(card)
     return scrim

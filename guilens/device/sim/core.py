@@ -199,7 +199,7 @@ class App:
         return f"com.guilens.{self.short}"
 
     def build(self, ctx: Ctx) -> list[View]:
-        return getattr(self, f"screen_{ctx.route.screen}")(ctx)  # type: ignore[no-any-return]
+        return getattr(self, f"screen_{ctx.route.screen}")(ctx)
 
     def dialog(self, ctx: Ctx, spec: dict[str, Any]) -> View | None:
         fn = getattr(self, f"dialog_{spec['name']}", None)

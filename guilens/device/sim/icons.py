@@ -7,10 +7,23 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from guilens.device.sim.kit import Canvas, Color, Rect
+from guilens.device.sim.kit import Canvas, Color, Rect, View
+
+if TYPE_CHECKING:
+    from PIL import Image
 
 Icon = Callable[[Canvas, Rect, Color], None]
+
+
+def tinted(icon: Icon, col: Color) -> Callable[[Canvas, Rect], None]:
+    """`icon` fixed in one colour, as a row's `lead` drawing.
+
+    A closure over its arguments binds a loop's icon when it is made, which a lambda
+    does only through a default argument, and mypy cannot type such a lambda.
+    """
+    return lambda c, r: icon(c, r, col)
 
 
 def _box(r: Rect) -> tuple[float, float, float]:
@@ -270,7 +283,7 @@ def bluetooth(c: Canvas, r: Rect, col: Color) -> None:
             (cx + h * 0.5, cy - h * 0.45), (cx - h * 0.5, cy + h * 0.45)], col, _w(s))
 
 
-_MOON: dict[int, object] = {}
+_MOON: dict[int, Image.Image] = {}
 
 
 def moon(c: Canvas, r: Rect, col: Color) -> None:
@@ -288,7 +301,7 @@ def moon(c: Canvas, r: Rect, col: Color) -> None:
         dm.ellipse((k, -n * 0.22, k + n * 0.85, n * 0.63), fill=0)
         mask = _MOON[n] = m
     x, y = round(cx - n / 2) - c.ox, round(cy - n / 2) - c.oy
-    c.img.paste(col, (x, y, x + n, y + n), mask)  # type: ignore[arg-type]
+    c.img.paste(col, (x, y, x + n, y + n), mask)
 
 
 def plane(c: Canvas, r: Rect, col: Color) -> None:
@@ -361,11 +374,11 @@ def battery(c: Canvas, r: Rect, col: Color) -> None:
     c.rect((x1 + 2 * w, y1 + (y2 - y1) * 3 // 8, x2 - 2 * w, y2 - 2 * w), col)
 
 
-def disc(icon: Icon, fill: Color, fg: Color) -> Callable[[Canvas, object], None]:
+def disc(icon: Icon, fill: Color, fg: Color) -> Callable[[Canvas, View], None]:
     """A `paint` callback: `icon` in `fg` on a filled circle (a logo, a success badge)."""
 
-    def paint(c: Canvas, v: object) -> None:
-        bounds: Rect = v.bounds  # type: ignore[attr-defined]
+    def paint(c: Canvas, v: View) -> None:
+        bounds = v.bounds
         c.ellipse(bounds, fill)
         icon(c, bounds, fg)
 

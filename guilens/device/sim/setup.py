@@ -46,6 +46,9 @@ class Anomaly(BaseModel):
         return v
 
 
+# One optional field per app, built from STATE_MODELS. mypy cannot type a model made at run time:
+# `create_model` with `**fields` matches none of pydantic's overloads, and the result is no valid
+# annotation below; the ignores say only that, pydantic validates the fields.
 AppsSetup: type[BaseModel] = create_model(  # type: ignore[call-overload]
     "AppsSetup",
     __config__=ConfigDict(extra="forbid"),

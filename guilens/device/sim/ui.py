@@ -277,7 +277,7 @@ def row(ctx: Ctx, r: Rect, title: str, subtitle: str = "", *, rid: str = "", tit
     if lead is not None:
         ls = min(u(110), y2 - y1 - u(40))
         lr = (x1 + u(32), (y1 + y2 - ls) // 2, x1 + u(32) + ls, (y1 + y2 + ls) // 2)
-        v.add(View(lr, cls="android.widget.ImageView", paint=lambda c, _v, lr=lr: lead(c, lr)))
+        v.add(View(lr, cls="android.widget.ImageView", paint=lambda c, _v: lead(c, lr)))
         tx = lr[2] + u(32)
     right = x2 - u(40)
     if trailing:

@@ -283,13 +283,15 @@ class PhoneView(Widget, can_focus=True):
         serial = self._next_serial()
         self.shown.action = action
         self._show_text()
-        frame = self.canvas.frame if self.canvas is not None else None
+        canvas = self.canvas
+        frame = canvas.frame if canvas is not None else None
         if (
-            frame is not None
+            canvas is not None
+            and frame is not None
             and self._frame_for is self.shown.image
             and (frame.fit.box_cols, frame.fit.box_rows) == self.box
         ):
-            self.canvas.set_frame(frame.with_action(action, self.overlay_colors))  # type: ignore[union-attr]
+            canvas.set_frame(frame.with_action(action, self.overlay_colors))
             return
         self._prepare(self.shown.image, action, serial)
 

@@ -34,7 +34,7 @@ def steps_text(steps: list[int]) -> str:
         return ""
     s = sorted({n + 1 for n in steps})
     out, start, prev = [], s[0], s[0]
-    for n in s[1:] + [None]:  # type: ignore[list-item]
+    for n in s[1:] + [None]:
         if n is not None and n == prev + 1:
             prev = n
             continue

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal, DivisionByZero, InvalidOperation, localcontext
+from functools import partial
 
 from pydantic import BaseModel, ConfigDict
 
@@ -213,7 +214,7 @@ class Calculator(App):
                 op = ci == 3 or label == "C"
                 fill = t.accent if label == "=" else (t.tint if op else t.surface)
                 fg = t.on_accent if label == "=" else (t.accent if op else t.text)
-                views.append(Button((x, y, x + kw, y + kh), label, lambda k=label: self._key(ctx, k), rid=rid,
+                views.append(Button((x, y, x + kw, y + kh), label, partial(self._key, ctx, label), rid=rid,
                                     desc=desc, fill=fill, color=fg, radius=min(kw, kh) // 2, size=u(64)))
         return views
 

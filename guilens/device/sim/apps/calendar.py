@@ -7,6 +7,7 @@ arrows) move a day at a time.
 from __future__ import annotations
 
 from datetime import date, datetime, timedelta
+from functools import partial
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, model_validator
@@ -14,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, model_validator
 from guilens.device.sim import icons, ui
 from guilens.device.sim.apps.when import parse_date, parse_time
 from guilens.device.sim.core import App, Ctx
-from guilens.device.sim.kit import Button, Label, View, mix
+from guilens.device.sim.kit import Button, Canvas, Label, View, mix
 from guilens.device.sim.records import by_id, number_records
 
 
@@ -120,7 +121,7 @@ class Calendar(App):
         for h in range(24):
             hy = top + h * u(HOUR)
             items.append(View((0, hy, ctx.w, hy + u(HOUR)), cls="android.view.View",
-                              paint=lambda c, v, h=h: self._hour(ctx, c, v, h)))
+                              paint=partial(self._hour, ctx, h=h)))
         events = st.on(day)
         lanes: list[datetime] = []
         for e in events:
@@ -137,7 +138,7 @@ class Calendar(App):
             lw = (ctx.w - gx - u(30)) // (1 + min(lane, 1))
             ex = gx + lane * lw if lane < 2 else gx + lw
             b = View((ex, ey1, ex + lw - u(10), ey2), fill=mix(t.accent, t.surface, 0.78), radius=u(20), rid="event",
-                     on_tap=lambda e=e: self._open(ctx, e), text="", cls="android.widget.LinearLayout")
+                     on_tap=partial(self._open, ctx, e), text="", cls="android.widget.LinearLayout")
             b.add(Label((ex + u(24), ey1 + u(10), ex + lw - u(30), ey1 + u(70)), e.title, u(40),
                         mix(t.accent, t.text, 0.5), rid="event_title", bold=True))
             if ey2 - ey1 > u(130):
@@ -151,17 +152,17 @@ class Calendar(App):
         views.append(ui.fab(ctx, "New event", "new_event", lambda: self._edit(ctx, None)))
         return views
 
-    def _hour(self, ctx: Ctx, c: object, v: View, h: int) -> None:
+    def _hour(self, ctx: Ctx, c: Canvas, v: View, h: int) -> None:
         u = ctx.u
         t = ctx.theme
         x1, y1, x2, _ = v.bounds
-        c.text(x1 + u(30), y1 - u(22), f"{h:02d}:00", u(32), t.sub, ctx.theme.bg)  # type: ignore[attr-defined]
-        c.rect((x1 + u(140), y1, x2, y1 + 2), t.divider)  # type: ignore[attr-defined]
+        c.text(x1 + u(30), y1 - u(22), f"{h:02d}:00", u(32), t.sub, ctx.theme.bg)
+        c.rect((x1 + u(140), y1, x2, y1 + 2), t.divider)
         day = self._day(ctx)
         if day == ctx.now.date() and ctx.now.hour == h:
             ny = y1 + ctx.now.minute * u(HOUR) // 60
-            c.rect((x1 + u(140), ny - 3, x2, ny + 3), (229, 57, 53))  # type: ignore[attr-defined]
-            c.ellipse((x1 + u(128), ny - u(12), x1 + u(152), ny + u(12)), (229, 57, 53))  # type: ignore[attr-defined]
+            c.rect((x1 + u(140), ny - 3, x2, ny + 3), (229, 57, 53))
+            c.ellipse((x1 + u(128), ny - u(12), x1 + u(152), ny + u(12)), (229, 57, 53))
 
     def screen_agenda(self, ctx: Ctx) -> list[View]:
         u = ctx.u
@@ -180,7 +181,7 @@ class Calendar(App):
                 items.append(ui.section(ctx, col, f"{last:%A, %B %-d}{today}"))
             sub = _when(e) + (f" · {e.location}" if e.location else "")
             items.append(ui.row(ctx, col.next(u(190), u(16)), e.title, sub, rid="agenda_event", title_id="event_title",
-                                sub_id="event_time", on_tap=lambda e=e: self._open(ctx, e),
+                                sub_id="event_time", on_tap=partial(self._open, ctx, e),
                                 lead=lambda c, lr: icons.dot(c, lr, ctx.theme.accent)))
         if not upcoming:
             items.append(ui.empty(ctx, col.next(u(300)), "No upcoming events"))
@@ -210,7 +211,7 @@ class Calendar(App):
         for icon, text, rid in rows:
             if text:
                 views.append(ui.row(ctx, col.next(u(170), u(16)), text, rid=f"{rid}_row", title_id=rid, card=False,
-                                    lead=lambda c, lr, i=icon: i(c, lr, t.accent)))
+                                    lead=icons.tinted(icon, t.accent)))
         return views
 
     def dialog_confirm_delete(self, ctx: Ctx, spec: dict) -> View | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from functools import partial
 
 from pydantic import BaseModel, ConfigDict, field_validator, model_validator
 
@@ -115,7 +116,7 @@ class Clock(App):
         items: list[View] = []
         for a in sorted(st.alarms, key=lambda a: (a.time, a.id or 0)):
             r = col.next(u(260), u(24))
-            card = View(r, fill=t.card, radius=u(40), rid="alarm", on_tap=lambda a=a: self._edit(ctx, a),
+            card = View(r, fill=t.card, radius=u(40), rid="alarm", on_tap=partial(self._edit, ctx, a),
                         on_long=ctx.opener("alarm_menu", f"opened the menu of the {a.time} alarm", id=a.id),
                         cls="android.widget.LinearLayout")
             fg = t.text if a.enabled else t.sub
@@ -182,7 +183,7 @@ class Clock(App):
             days.sort(key=DAYS.index)
             return f"{d} on"
 
-        views += ui.chips(ctx, col, [(d, f"day_{d.lower()}", d in params["days"], lambda d=d: toggle(d))
+        views += ui.chips(ctx, col, [(d, f"day_{d.lower()}", d in params["days"], partial(toggle, d))
                                      for d in DAYS], h=120)
         views.append(Label(col.next(u(70)), days_text(params["days"]), u(38), ctx.theme.sub, rid="repeat_summary"))
         return views

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 from pydantic import BaseModel, ConfigDict, model_validator
 
 from guilens.device.sim import icons, ui
@@ -88,9 +90,9 @@ class Contacts(App):
                 letter = first
                 items.append(ui.section(ctx, col, letter))
             items.append(ui.row(ctx, col.next(u(170), u(16)), c.name, c.phone, rid="contact", title_id="contact_name",
-                                sub_id="contact_phone", on_tap=lambda c=c: self._open(ctx, c),
+                                sub_id="contact_phone", on_tap=partial(self._open, ctx, c),
                                 on_long=ctx.opener("contact_menu", f"opened the menu of {c.name}", id=c.id),
-                                lead=lambda cv, lr, n=c.name: ui.avatar(cv, lr, n)))
+                                lead=partial(ui.avatar, name=c.name)))
         if not shown:
             items.append(ui.empty(ctx, col.next(u(300)), "No contacts found" if q else "No contacts yet"))
         col.skip(u(240))
@@ -169,7 +171,7 @@ class Contacts(App):
             value = getattr(c, key)
             if value:
                 views.append(ui.row(ctx, col.next(u(190), u(20)), value, label, rid=f"row_{key}",
-                                    title_id=f"contact_{key}", lead=lambda cv, lr, i=icon: i(cv, lr, t.accent)))
+                                    title_id=f"contact_{key}", lead=icons.tinted(icon, t.accent)))
         return views
 
     def _message(self, ctx: Ctx, c: Contact) -> str:

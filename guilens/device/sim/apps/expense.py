@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from functools import partial
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -10,10 +11,17 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from guilens.device.sim import icons, ui
 from guilens.device.sim.apps.when import parse_date
 from guilens.device.sim.core import App, Ctx
-from guilens.device.sim.kit import Label, View, mix
+from guilens.device.sim.kit import Canvas, Color, Label, View, mix
 from guilens.device.sim.records import by_id, number_records
 
 CATEGORIES = ["Food", "Shopping", "Transport", "Bills", "Entertainment", "Health", "Travel", "Other"]
+
+
+def _paint_share(c: Canvas, v: View, frac: float, track: Color, fill: Color, radius: int, least: int) -> None:
+    """A category's share of the month: a bar filled to `frac` of its width, never thinner than `least`."""
+    x1, y1, x2, y2 = v.bounds
+    c.rect(v.bounds, track, radius=radius, bg=None)
+    c.rect((x1, y1, x1 + max(least, int((x2 - x1) * frac)), y2), fill, radius=radius, bg=None)
 
 
 class Transaction(BaseModel):
@@ -107,10 +115,8 @@ class Expense(App):
                               align="right", rid="category_amount"))
                 frac = amt / top if top else 0
                 row.add(View((rr[0], rr[1] + u(70), rr[2], rr[1] + u(94)), cls="android.widget.ProgressBar",
-                             paint=lambda c, v, f=frac: (c.rect(v.bounds, th.divider, radius=u(12), bg=None),
-                                                         c.rect((v.bounds[0], v.bounds[1],
-                                                                 v.bounds[0] + max(u(24), int((v.bounds[2] - v.bounds[0]) * f)),
-                                                                 v.bounds[3]), th.accent, radius=u(12), bg=None))))
+                             paint=partial(_paint_share, frac=frac, track=th.divider, fill=th.accent,
+                                           radius=u(12), least=u(24))))
                 items.append(row)
         items.append(ui.section(ctx, col, "Transactions"))
         txns = sorted(st.transactions, key=lambda t: (self._date(ctx, t), t.id or 0), reverse=True)
@@ -118,7 +124,7 @@ class Expense(App):
             sign = "+" if t.kind == "income" else "-"
             meta = f"{t.category} · {self._date(ctx, t):%b %-d}" + (f" · {t.note}" if t.note else "")
             items.append(ui.row(ctx, col.next(u(190), u(16)), t.name, meta, rid="transaction", title_id="txn_name",
-                                sub_id="txn_meta", on_tap=lambda t=t: self._edit(ctx, t),
+                                sub_id="txn_meta", on_tap=partial(self._edit, ctx, t),
                                 trailing=f"{sign}{ui.money(t.amount, cur)}", trailing_id="txn_amount",
                                 trailing_color=(46, 125, 50) if t.kind == "income" else th.text,
                                 lead=lambda c, lr: icons.wallet(c, lr, th.accent)))
@@ -155,14 +161,14 @@ class Expense(App):
             params[key] = value
             return f"chose {value}"
 
-        items += ui.chips(ctx, col, [(k.title(), f"type_{k}", params["kind"] == k, lambda k=k: set_param("kind", k))
+        items += ui.chips(ctx, col, [(k.title(), f"type_{k}", params["kind"] == k, partial(set_param, "kind", k))
                                      for k in ("expense", "income")])
         items += ui.labeled_field(ctx, col, "name", "Name", height=140)
         items += ui.labeled_field(ctx, col, "amount", f"Amount ({st.currency})", "0.00", height=140,
                                   accept=lambda s: "".join(ch for ch in s if ch.isdigit() or ch in ".,").replace(",", "."))
         items.append(ui.section(ctx, col, "Category"))
         items += ui.chips(ctx, col, [(c, f"category_{c.lower().replace(' ', '_')}", params["category"] == c,
-                                      lambda c=c: set_param("category", c)) for c in st.categories])
+                                      partial(set_param, "category", c)) for c in st.categories])
         items += ui.labeled_field(ctx, col, "date", "Date (YYYY-MM-DD)", height=140)
         items += ui.labeled_field(ctx, col, "note", "Note", height=140)
         col.skip(u(120))

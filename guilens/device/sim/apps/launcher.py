@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 from PIL import Image, ImageDraw
 from pydantic import BaseModel, ConfigDict
 
@@ -64,10 +66,10 @@ class Launcher(App):
             cx = u(40) + (i % cols) * cell_w
             cy = gy + (i // cols) * cell_h
             cell = View((cx, cy, cx + cell_w, cy + cell_h), text="", desc=app.label, rid=f"app_{short}",
-                        on_tap=lambda s=short: self._launch(ctx, s), cls="android.widget.TextView")
+                        on_tap=partial(self._launch, ctx, short), cls="android.widget.TextView")
             isz = u(160)
             ir = (cx + (cell_w - isz) // 2, cy + u(20), cx + (cell_w + isz) // 2, cy + u(20) + isz)
-            cell.add(View(ir, cls="android.widget.ImageView", paint=lambda c, v, a=app: _icon(c, v, a, ctx)))
+            cell.add(View(ir, cls="android.widget.ImageView", paint=partial(_icon, app=app, ctx=ctx)))
             cell.add(Label((cx, ir[3] + u(10), cx + cell_w, ir[3] + u(80)), app.label, u(38), white,
                            align="center", rid="app_label"))
             bg.add(cell)
@@ -96,8 +98,8 @@ class Launcher(App):
             r = col.next(u(220), u(28))
             where = "Start screen" if screen == app.root else screen.replace("_", " ").capitalize()
             items.append(ui.row(ctx, r, app.label, where, rid=f"recent_{short}",
-                                title_id="recent_title", on_tap=lambda s=short: self._resume(ctx, s),
-                                lead=lambda c, lr, a=app: _icon_at(c, lr, a, ctx)))
+                                title_id="recent_title", on_tap=partial(self._resume, ctx, short),
+                                lead=partial(_icon_at, app=app, ctx=ctx)))
         if not items:
             items.append(ui.empty(ctx, col.next(u(300)), "No recent apps"))
         views.append(ui.scroll(ctx, (0, ctx.top + ctx.bar, ctx.w, ctx.bottom - u(200)), "recents", items))

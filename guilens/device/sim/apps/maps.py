@@ -15,8 +15,8 @@ from guilens.device.sim.core import App, Ctx
 from guilens.device.sim.kit import Button, Canvas, Label, View, mix
 
 Mode = Literal["drive", "transit", "walk"]
-MODES: list[tuple[str, str, icons.Icon]] = [("drive", "Drive", icons.car), ("transit", "Transit", icons.bus),
-                                            ("walk", "Walk", icons.walk)]
+MODES: list[tuple[Mode, str, icons.Icon]] = [("drive", "Drive", icons.car), ("transit", "Transit", icons.bus),
+                                             ("walk", "Walk", icons.walk)]
 
 
 class Place(BaseModel):
@@ -204,8 +204,8 @@ class Maps(App):
             text = f"{label} {fmt_minutes(mins)}" if found else label
             r = (u(40) + i * (tw + u(10)), tab_y, u(40) + i * (tw + u(10)) + tw, tab_y + u(130))
 
-            def pick(mode: str = mode) -> str:
-                st.mode = mode  # type: ignore[assignment]
+            def pick(mode: Mode = mode) -> str:
+                st.mode = mode
                 return f"showing {mode} directions"
 
             on = st.mode == mode

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from datetime import datetime
+from functools import partial
 
 from pydantic import BaseModel, ConfigDict
 
 from guilens.device.sim import icons, ui
-from guilens.device.sim.apps.contacts import ContactsState, digits
+from guilens.device.sim.apps.contacts import Contact, ContactsState, digits
 from guilens.device.sim.apps.settings import online
 from guilens.device.sim.core import App, Ctx, Phone
 from guilens.device.sim.kit import Button, Label, View, line_height, text_width, wrap
@@ -90,9 +91,9 @@ class Messages(App):
             name = self._name(ctx, th)
             r = col.next(u(200), u(16))
             items.append(ui.row(ctx, r, name, snippet, rid="thread", title_id="thread_name", sub_id="thread_snippet",
-                                on_tap=lambda th=th: self._open(ctx, th.number),
+                                on_tap=partial(self._open, ctx, th.number),
                                 on_long=ctx.opener("thread_menu", "opened the conversation menu", number=th.number),
-                                lead=lambda c, lr, n=name: ui.avatar(c, lr, n), trailing=when,
+                                lead=partial(ui.avatar, name=name), trailing=when,
                                 trailing_id="thread_time", trailing_color=t.accent if th.unread else None))
         if not st.threads:
             items.append(ui.empty(ctx, col.next(u(300)), "No conversations yet"))
@@ -146,7 +147,7 @@ class Messages(App):
         chosen = ctx.route.params.get("number")
         if not chosen:
             for c in matches:
-                def pick(c=c) -> str:
+                def pick(c: Contact = c) -> str:
                     ctx.route.fields["recipient"] = c.name
                     ctx.route.params["number"] = c.phone
                     ctx.route.focus = "message"
@@ -154,7 +155,7 @@ class Messages(App):
 
                 items.append(ui.row(ctx, col.next(u(170), u(12)), c.name, c.phone, rid="suggestion",
                                     title_id="suggestion_name", sub_id="suggestion_number", on_tap=pick,
-                                    lead=lambda cv, lr, n=c.name: ui.avatar(cv, lr, n), card=False))
+                                    lead=partial(ui.avatar, name=c.name), card=False))
         views.append(ui.scroll(ctx, (0, top + u(160), ctx.w, ctx.bottom - u(200)), "suggestions", items))
         views += self._composer(ctx)
         return views

@@ -7,6 +7,7 @@ agent that forgets the Save button does not silently lose its work.
 from __future__ import annotations
 
 from datetime import datetime
+from functools import partial
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
@@ -74,8 +75,8 @@ class Notes(App):
             r = col.next(h, u(28))
             items.append(ui.row(ctx, r, n.title or "(untitled)", preview, rid="note", title_id="note_title",
                                 sub_id="note_body", sub_lines=2 if preview else 1,
-                                on_tap=lambda n=n: self._open(ctx, n),
-                                on_long=lambda n=n: self._menu(ctx, n)))
+                                on_tap=partial(self._open, ctx, n),
+                                on_long=partial(self._menu, ctx, n)))
         if not shown:
             msg = "No notes match your search" if q.strip() else "No notes yet. Tap New note to write one."
             items.append(ui.empty(ctx, col.next(u(300)), msg))

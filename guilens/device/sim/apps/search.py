@@ -8,6 +8,7 @@ query, so `["nvidia stock", "nvda"]` answers both "NVIDIA stock price" and
 from __future__ import annotations
 
 import re
+from functools import partial
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -138,7 +139,7 @@ class Search(App):
             views.append(ui.section(ctx, col, "Recent"))
             for q in st.history[:6]:
                 views.append(ui.row(ctx, col.next(u(140), u(8)), q, rid="recent", title_id="recent_query",
-                                    on_tap=lambda q=q: self._search(ctx, q), card=False,
+                                    on_tap=partial(self._search, ctx, q), card=False,
                                     lead=lambda c, lr: icons.history(c, lr, t.sub)))
         return views
 

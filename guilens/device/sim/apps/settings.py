@@ -6,6 +6,8 @@ app, and web search and messaging fail while the phone is offline.
 
 from __future__ import annotations
 
+from functools import partial
+
 from pydantic import BaseModel, ConfigDict, Field
 
 from guilens.device.sim import icons, ui
@@ -60,7 +62,7 @@ class Settings(App):
         ]
         for name, label, sub, icon in rows:
             items.append(ui.switch_row(ctx, col.next(u(200), u(20)), label, sub, name, getattr(st, name),
-                                       lambda n=name, lb=label: toggle(n, lb), icon))
+                                       partial(toggle, name, label), icon))
         items.append(ui.section(ctx, col, "Display"))
         items.append(ui.switch_row(ctx, col.next(u(200), u(20)), "Dark theme", "On" if st.dark_mode else "Off",
                                    "dark_mode", st.dark_mode, lambda: toggle("dark_mode", "dark theme"), icons.moon))

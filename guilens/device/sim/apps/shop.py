@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from guilens.device.sim import icons, ui
 from guilens.device.sim.apps.shop_data import default_products
-from guilens.device.sim.apps.shop_pages import ShopPages, thumb
+from guilens.device.sim.apps.shop_pages import ShopPages, paint_thumb, thumb
 from guilens.device.sim.core import App, Ctx
 from guilens.device.sim.kit import Label, View
 
@@ -66,7 +66,7 @@ class Order(BaseModel):
 
 
 SortKey = Literal["relevance", "price_asc", "price_desc", "rating", "reviews"]
-SORTS: dict[str, str] = {
+SORTS: dict[SortKey, str] = {
     "relevance": "Relevance", "price_asc": "Price: low to high", "price_desc": "Price: high to low",
     "rating": "Customer rating", "reviews": "Most reviews",
 }
@@ -222,13 +222,13 @@ class Shop(ShopPages, App):
         col = ui.Column(u(40), top + u(190), ctx.w - u(40))
         items: list[View] = [ui.section(ctx, col, "Categories")]
         cats = list(dict.fromkeys(p.category for p in st.products if p.category))
-        items += ui.chips(ctx, col, [(c, f"category_{slug(c)}", False, lambda c=c: self._run_search(ctx, c))
+        items += ui.chips(ctx, col, [(c, f"category_{slug(c)}", False, partial(self._run_search, ctx, c))
                                      for c in cats])
         if st.history:
             items.append(ui.section(ctx, col, "Recent searches"))
             for q in st.history[:4]:
                 items.append(ui.row(ctx, col.next(u(140), u(12)), q, rid="recent_search", title_id="recent_query",
-                                    on_tap=lambda q=q: self._run_search(ctx, q), card=False,
+                                    on_tap=partial(self._run_search, ctx, q), card=False,
                                     lead=lambda c, lr: icons.history(c, lr, t.sub)))
         items.append(ui.section(ctx, col, "Top picks"))
         cw = (col.x2 - col.x1 - u(30)) // 2
@@ -236,9 +236,9 @@ class Shop(ShopPages, App):
             x = col.x1 + (i % 2) * (cw + u(30))
             y = col.y + (i // 2) * u(560)
             card = View((x, y, x + cw, y + u(530)), fill=t.card, radius=u(36), rid="pick",
-                        on_tap=lambda p=p: self.open_product(ctx, p.id), cls="android.widget.LinearLayout")
+                        on_tap=partial(self.open_product, ctx, p.id), cls="android.widget.LinearLayout")
             card.add(View((x + u(24), y + u(24), x + cw - u(24), y + u(300)), cls="android.widget.ImageView",
-                          paint=lambda c, v, p=p: thumb(c, v.bounds, p)))
+                          paint=partial(paint_thumb, p=p)))
             card.add(Label((x + u(30), y + u(320), x + cw - u(30), y + u(430)), p.name, u(36), t.text,
                            rid="pick_name", max_lines=2, valign="top"))
             card.add(Label((x + u(30), y + u(440), x + cw - u(30), y + u(510)), ui.money(p.price), u(44),
@@ -299,8 +299,8 @@ class Shop(ShopPages, App):
     def dialog_sort(self, ctx: Ctx, spec: dict) -> View | None:
         st: ShopState = ctx.state
 
-        def pick(key: str) -> str:
-            st.search.sort = key  # type: ignore[assignment]
+        def pick(key: SortKey) -> str:
+            st.search.sort = key
             ctx.close_dialog()
             ctx.route.scroll.clear()
             return f"sorted by {SORTS[key].lower()}"
@@ -340,7 +340,7 @@ class Shop(ShopPages, App):
             items.append(ui.section(ctx, col, title))
             chosen = getattr(s, kind)
             items += ui.chips(ctx, col, [(v, f"{prefix}_{slug(v)}", v in chosen,
-                                          lambda k=kind, v=v: toggle(k, v)) for v in values])
+                                          partial(toggle, kind, v)) for v in values])
         items.append(ui.section(ctx, col, "Price"))
         half = (col.x2 - col.x1 - u(40)) // 2
         y = col.y

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from guilens.device.sim import icons, ui
@@ -36,6 +37,11 @@ def thumb(c: Canvas, r: tuple[int, int, int, int], p: Product) -> None:
     _CAT_ICON.get(p.category, icons.bag)(c, (cx - s // 2, cy - s // 2, cx + s // 2, cy + s // 2), base)
 
 
+def paint_thumb(c: Canvas, v: View, p: Product) -> None:
+    """`thumb` filling a view, for its `paint`."""
+    thumb(c, v.bounds, p)
+
+
 def stars(c: Canvas, x: int, y: int, size: int, rating: float, col: tuple[int, int, int],
           off: tuple[int, int, int]) -> None:
     for i in range(5):
@@ -45,8 +51,17 @@ def stars(c: Canvas, x: int, y: int, size: int, rating: float, col: tuple[int, i
         icons.star(c, r, col if filled else (mix(col, off, 0.5) if half else off))
 
 
+def _paint_stars(c: Canvas, v: View, size: int, rating: float, bg: tuple[int, int, int]) -> None:
+    stars(c, v.bounds[0], v.bounds[1], size, rating, (255, 179, 0), bg)
+
+
 class ShopPages:
     """Mixed into `Shop`."""
+
+    if TYPE_CHECKING:
+        def _bar_actions(self, ctx: Ctx) -> list[ui.BarAction]:
+            """`Shop`'s app-bar actions (search, cart), declared here for the type checker only."""
+            ...
 
     def open_product(self, ctx: Ctx, pid: str) -> str:
         p = ctx.state.product(pid)
@@ -59,7 +74,7 @@ class ShopPages:
         st: ShopState = ctx.state
         params = ctx.route.params
         p = st.product(params["id"])
-        views: list[View] = [ui.app_bar(ctx, p.brand if p else "Product", actions=self._bar_actions(ctx))]  # type: ignore[attr-defined]
+        views: list[View] = [ui.app_bar(ctx, p.brand if p else "Product", actions=self._bar_actions(ctx))]
         if p is None:
             return [*views, ui.empty(ctx, (0, ctx.h // 3, ctx.w, ctx.h // 2), "This product is gone")]
         col = ui.Column(u(48), ctx.top + ctx.bar + u(20), ctx.w - u(48))
@@ -91,7 +106,7 @@ class ShopPages:
             from guilens.device.sim.apps.shop import slug
 
             items += ui.chips(ctx, col, [(v, f"option_{kind}_{slug(v)}", v == chosen,
-                                          lambda k=kind, v=v: pick(k, v)) for v in values])
+                                          partial(pick, kind, v)) for v in values])
         items.append(ui.button(ctx, col.next(u(140), u(40)), "Add to cart", "add_to_cart",
                                lambda: self._add(ctx, p), icon=icons.cart))
         if p.description:
@@ -114,8 +129,7 @@ class ShopPages:
                            rid="review_author", bold=True))
             card.add(View((r[2] - u(330), r[1] + u(34), r[2] - u(36), r[1] + u(84)), cls="android.widget.RatingBar",
                           desc=f"{rv.rating} stars", rid="review_rating",
-                          paint=lambda c, v, n=rv.rating: stars(c, v.bounds[0], v.bounds[1], u(50), n,
-                                                                (255, 179, 0), t.divider)))
+                          paint=partial(_paint_stars, size=u(50), rating=rv.rating, bg=t.divider)))
             card.add(Label((r[0] + u(36), r[1] + u(100), r[2] - u(36), r[3] - u(20)), rv.text, u(38), t.sub,
                            rid="review_text", max_lines=3, valign="top"))
             items.append(card)
@@ -156,7 +170,7 @@ class ShopPages:
             r = col.next(u(330), u(24))
             card = View(r, fill=t.card, radius=u(36), rid="cart_item", cls="android.widget.LinearLayout")
             card.add(View((r[0] + u(24), r[1] + u(24), r[0] + u(244), r[1] + u(244)), cls="android.widget.ImageView",
-                          paint=lambda c, v, p=p: thumb(c, v.bounds, p)))
+                          paint=partial(paint_thumb, p=p)))
             tx = r[0] + u(270)
             opts = " · ".join(x for x in (f"Size {item.size}" if item.size else "", item.color) if x)
             card.add(Label((tx, r[1] + u(24), r[2] - u(30), r[1] + u(134)), p.name, u(38), t.text, rid="cart_name",
@@ -167,13 +181,13 @@ class ShopPages:
             qy = r[3] - u(120)
             qx = r[2] - u(390)
             card.add(ui.button(ctx, (qx, qy, qx + u(100), qy + u(100)), "", "decrease",
-                               lambda i=i: self._qty(ctx, i, -1), style="outline", icon=icons.minus))
+                               partial(self._qty, ctx, i, -1), style="outline", icon=icons.minus))
             card.add(Label((qx + u(100), qy, qx + u(190), qy + u(100)), str(item.quantity), u(44), t.text,
                            align="center", rid="quantity"))
             card.add(ui.button(ctx, (qx + u(190), qy, qx + u(290), qy + u(100)), "", "increase",
-                               lambda i=i: self._qty(ctx, i, 1), style="outline", icon=icons.plus))
+                               partial(self._qty, ctx, i, 1), style="outline", icon=icons.plus))
             card.add(ui.button(ctx, (qx + u(300), qy, qx + u(380), qy + u(100)), "", "remove",
-                               lambda i=i: self._qty(ctx, i, -10**6), style="text", icon=icons.trash))
+                               partial(self._qty, ctx, i, -10**6), style="text", icon=icons.trash))
             for ch in card.children[-4:]:
                 ch.desc = {"decrease": "Decrease quantity", "increase": "Increase quantity",
                            "remove": f"Remove {p.name}"}.get(ch.rid, ch.desc)
