@@ -10,7 +10,7 @@ from pathlib import Path
 import guilens
 
 PACKAGE = Path(guilens.__file__).parent
-UI_MODULES = ("textual", "textual_image", "pytest_textual_snapshot")
+UI_MODULES = ("textual", "textual_image", "textual_serve", "pytest_textual_snapshot")
 
 
 def _imports(path: Path) -> set[str]:

@@ -8,7 +8,8 @@ also how a guilens process knows it is being served (`probe.under_web_driver`): 
 and stdout are then pipes, yet there is a screen to draw on, one that draws no images
 (the launcher then picks half cells with the UI tree's text beside them).
 
-The server itself is textual-serve's; this module adds what a lab needs around it:
+The server itself is textual-serve's (run by `guilens.screens.web_server`, since only
+`guilens/screens/` imports the Textual stack); this module adds what a lab needs around it:
 loopback by default and a loud warning otherwise (there is no login, and whoever
 reaches the port can drive the phone, answer as the user and read every recorded
 episode), a check of the served command's words before the port opens (an unknown
@@ -23,10 +24,8 @@ start" with guilens' `error:` line, and the tab stays on its start page.
 
 from __future__ import annotations
 
-import asyncio
 import errno
 import ipaddress
-import logging
 import shlex
 import socket
 import sys
@@ -144,42 +143,15 @@ def _graphics_renderer(args: Sequence[str]) -> str | None:
 
 
 def serve(command: str, *, title: str, host: str, port: int, url: str) -> None:
-    """Run textual-serve's server until Ctrl+C, with guilens' own start-up lines instead of its banner."""
-    from textual_serve.server import Server
+    """Run the web server (guilens.screens.web_server) until Ctrl+C; a bind that fails is one line."""
+    from guilens.screens.web_server import serve_forever
 
-    class GuilensServer(Server):
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            super().__init__(*args, **kwargs)
-            self.sessions: set[asyncio.Task[Any]] = set()
+    def ready() -> None:
+        typer.echo(f"serving `{title}` at {url}")
+        typer.echo("open it in a browser (each tab runs its own session); Ctrl+C stops the server")
 
-        async def handle_websocket(self, request: Any) -> Any:
-            task = asyncio.current_task()
-            assert task is not None
-            self.sessions.add(task)
-            try:
-                return await super().handle_websocket(request)
-            finally:
-                self.sessions.discard(task)
-
-        async def on_shutdown(self, app: Any) -> None:
-            # aiohttp waits up to a minute for open websockets before it stops; an open tab
-            # would hold Ctrl+C that long. Cancelled, a session closes its socket and asks its
-            # guilens process to quit (textual-serve's own clean-up), and the server goes.
-            for task in list(self.sessions):
-                task.cancel()
-
-        def initialize_logging(self) -> None:
-            super().initialize_logging()
-            # One log line per HTTP request buries what matters (a session that failed to start).
-            logging.getLogger("aiohttp.access").setLevel(logging.WARNING)
-
-        async def on_startup(self, app: Any) -> None:
-            typer.echo(f"serving `{title}` at {url}")
-            typer.echo("open it in a browser (each tab runs its own session); Ctrl+C stops the server")
-
-    server = GuilensServer(command, host=host, port=port, title=title, public_url=url)
     try:
-        server.serve()
+        serve_forever(command, title=title, host=host, port=port, url=url, on_ready=ready)
     except OSError as err:  # lost a race for the port after check_port
         _fail(bind_error(host, port, err))
 
