@@ -54,8 +54,10 @@ def step_line(step: Step) -> str:
         what += f" [{short(step.target['label'], 30)}]"
     parts = [short(what, 60)]
     kind = (step.action or {}).get("type")
-    if step.action_description and kind in ("tap", "long_press", "swipe", "scroll") and not (step.target or {}).get("label"):
-        parts.append(f"({short(step.action_description, 50)})")
+    said = step.action_description.strip()
+    if (said and kind in ("tap", "long_press", "swipe", "scroll") and not (step.target or {}).get("label")
+            and said.casefold() != what.casefold()):  # a description that only repeats the action adds nothing
+        parts.append(f"({short(said, 50)})")
     if step.ask is not None:
         parts.append(f"← {short(step.ask.answer or '', 60)!r} ({step.ask.answered_by})")
     elif step.device_result:
