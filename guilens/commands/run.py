@@ -73,16 +73,6 @@ def _plan(target: str, *, command: str, **kw: Any) -> RunPlan:
     return plan
 
 
-def _settings_with(**values: Any) -> Any:
-    """The settings with command-line values over them; a bad value is one line naming its option."""
-    from guilens.config import ConfigError, load_settings
-
-    try:
-        return load_settings(**values)
-    except ConfigError as err:
-        _fail(str(err))
-
-
 def _check_out(out: Path, *, given: bool) -> None:
     """Refuse, before a device opens or the terminal changes, an output folder no run can be written in."""
     import os
@@ -254,15 +244,13 @@ def register(app: typer.Typer) -> None:
         check_renderer_option(renderer)
         kw: dict[str, Any] = dict(agent=agent, devices=device or None, user=user, level=level, attempts=attempts,
                                   all_attempts=all_attempts, max_steps=max_steps, out=out, model=model, seed=seed)
-        overrides = {"disconnect_wait_s": disconnect_wait, "user_model": user_model, "user_base_url": user_base_url}
-        if any(v is not None for v in overrides.values()):
-            kw["settings"] = _settings_with(**overrides)
         options = {"agent_format": format, "agent_memory": memory, "agent_base_url": base_url,
-                   "max_pixels": max_pixels, "history_images": history_images, "screen_info": screen_info}
+                   "max_pixels": max_pixels, "history_images": history_images, "screen_info": screen_info,
+                   "user_model": user_model, "user_base_url": user_base_url, "disconnect_wait_s": disconnect_wait}
         shown = {"user_model": user_model, "user_base_url": user_base_url, "base_url": base_url, "format": format, "memory": memory, "max_pixels": max_pixels,
                  "history_images": history_images, "screen_info": screen_info}
         plan = _plan(target, command=_command("run", target, {**kw, **shown, "headless": headless or as_json}),
-                     agent_options=options, **kw)
+                     options=options, **kw)
         if not as_json:
             raise typer.Exit(execute(plan, headless=headless, thoughts=thoughts, renderer=renderer))
         import json

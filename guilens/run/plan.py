@@ -155,7 +155,7 @@ def plan_run(
     settings: Settings | None = None,
     command: str = "",
     check_agent: bool = True,
-    agent_options: dict[str, Any] | None = None,
+    options: dict[str, Any] | None = None,
 ) -> RunPlan:
     """Check every argument and build the plan; raise `PlanError` (a `UserError`) or
     `MissingAPIKey` with a one-line message for anything that would stop the run.
@@ -164,13 +164,13 @@ def plan_run(
     `file.yaml:task`. `agent` is `oracle`, `claude`, `human`, `random`,
     `package.module:Class`, or a factory (the TUI's own). `check_agent` makes
     one agent and one user now, so a missing key or a broken plug-in fails here.
-    `agent_options` are the LLM agents' settings given on the command line (`agent_format`,
-    `agent_memory`, `agent_base_url`, `max_pixels`, `history_images`, `screen_info`): they
-    override the settings the plan carries, so every agent of the run is made with them.
+    `options` are settings given on the command line (`RUN_OPTIONS`: the LLM agents' format,
+    memory and endpoint, the llm user's model, the disconnect wait): they override the settings
+    the plan carries, so every agent, user and device wait of the run is made with them.
     """
     settings = settings if settings is not None else load_settings()
-    if agent_options:
-        settings = with_agent_options(settings, agent_options)
+    if options:
+        settings = with_options(settings, options)
     if level not in LEVELS:
         raise PlanError(f"--level {level!r}: choose L0, L1 or L2")
     if user not in USERS:
@@ -253,19 +253,21 @@ def plan_run(
     return plan
 
 
-AGENT_OPTIONS = {"agent_format": "--format", "agent_memory": "--memory", "agent_base_url": "--base-url",
-                 "max_pixels": "--max-pixels", "history_images": "--history-images", "screen_info": "--screen-info"}
-"""The agent settings `guilens run` takes as options, and how each is spelled there."""
+RUN_OPTIONS = {"agent_format": "--format", "agent_memory": "--memory", "agent_base_url": "--base-url",
+               "max_pixels": "--max-pixels", "history_images": "--history-images", "screen_info": "--screen-info",
+               "user_model": "--user-model", "user_base_url": "--user-base-url",
+               "disconnect_wait_s": "--disconnect-wait"}
+"""The settings `guilens run` takes as options, and how each is spelled there."""
 
 
-def with_agent_options(settings: Settings, options: dict[str, Any]) -> Settings:
-    """`settings` with the given agent options (None: not given); `PlanError` naming the option otherwise."""
+def with_options(settings: Settings, options: dict[str, Any]) -> Settings:
+    """`settings` with the given options (None: not given); `PlanError` naming the option otherwise."""
     from pydantic import ValidationError
 
     given = {k: v for k, v in options.items() if v is not None}
     for name in given:
-        if name not in AGENT_OPTIONS:
-            raise PlanError(f"unknown agent option {name!r}: one of {', '.join(AGENT_OPTIONS)}")
+        if name not in RUN_OPTIONS:
+            raise PlanError(f"unknown run option {name!r}: one of {', '.join(RUN_OPTIONS)}")
     if given.get("agent_base_url"):
         from guilens.llm.spec import check_base_url
 
@@ -275,7 +277,7 @@ def with_agent_options(settings: Settings, options: dict[str, Any]) -> Settings:
     except ValidationError as err:
         e = err.errors()[0]
         name = str(e["loc"][0]) if e["loc"] else ""
-        raise PlanError(f"{AGENT_OPTIONS.get(name, name)} {given.get(name)!r}: {e['msg']}") from None
+        raise PlanError(f"{RUN_OPTIONS.get(name, name)} {given.get(name)!r}: {e['msg']}") from None
 
 
 def _is_sim(device: Any) -> bool:
