@@ -11,7 +11,8 @@ from functools import partial
 
 from PIL import Image, ImageDraw
 
-from guilens.device.sim import icons, ui
+import guilens.device.sim.icons as icons
+import guilens.device.sim.ui as ui
 from guilens.device.sim.core import Ctx, Phone
 from guilens.device.sim.kit import Button, Canvas, Color, Label, View, line_height, mix, wrap
 

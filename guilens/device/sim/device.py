@@ -16,6 +16,7 @@ from typing import Any
 
 from PIL import Image
 
+import guilens.device.sim.chrome as chrome
 from guilens.actions import (
     Action,
     ActionError,
@@ -32,7 +33,6 @@ from guilens.actions import (
     Wait,
 )
 from guilens.device.base import Observation
-from guilens.device.sim import chrome
 from guilens.device.sim.core import Ctx, Phone, Route
 from guilens.device.sim.editing import Editing
 from guilens.device.sim.kit import Field, SeekBar, View, hit, render, scroll_at

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from guilens.device.sim import icons
+import guilens.device.sim.icons as icons
 from guilens.device.sim.core import Ctx
 from guilens.device.sim.icons import Icon
 from guilens.device.sim.kit import (
@@ -24,7 +24,10 @@ from guilens.device.sim.kit import (
     Scroll,
     Switch,
     View,
+    line_height,
     mix,
+    text_width,
+    wrap,
 )
 
 AVATAR_COLORS: tuple[Color, ...] = (
@@ -220,7 +223,6 @@ def chip(ctx: Ctx, r: Rect, text: str, rid: str, checked: bool, handler: Handler
 
 
 def chip_width(ctx: Ctx, text: str, checked: bool = True) -> int:
-    from guilens.device.sim.kit import text_width
 
     return text_width(text, ctx.u(38)) + ctx.u(80) + (ctx.u(60) if checked else 0)
 
@@ -256,7 +258,6 @@ def avatar(c: Canvas, r: Rect, name: str) -> None:
     color = AVATAR_COLORS[sum(map(ord, name)) % len(AVATAR_COLORS)]
     c.ellipse(r, color)
     initial = (name.strip()[:1] or "?").upper()
-    from guilens.device.sim.kit import line_height, text_width
 
     size = (r[3] - r[1]) * 11 // 20
     c.text((r[0] + r[2] - text_width(initial, size)) // 2, (r[1] + r[3] - line_height(size)) // 2, initial, size,
@@ -281,7 +282,6 @@ def row(ctx: Ctx, r: Rect, title: str, subtitle: str = "", *, rid: str = "", tit
         tx = lr[2] + u(32)
     right = x2 - u(40)
     if trailing:
-        from guilens.device.sim.kit import text_width
 
         tw = text_width(trailing, u(40)) + u(8)
         v.add(Label((right - tw, y1, right, y2), trailing, u(40), trailing_color or t.sub, rid=trailing_id,
@@ -332,7 +332,6 @@ def dialog(ctx: Ctx, title: str, message: str, buttons: Sequence[tuple[str, str,
     u = ctx.u
     scrim = View((0, 0, ctx.w, ctx.h), on_tap=dismiss, blocks=True, cls="android.widget.FrameLayout",
                  paint=_scrim, rid="touch_outside" if dismiss else "", desc="Dismiss" if dismiss else "")
-    from guilens.device.sim.kit import line_height, wrap
 
     x1, x2 = u(80), ctx.w - u(80)
     lines = len(wrap(message, u(42), x2 - x1 - u(128))) if message else 0
@@ -357,7 +356,6 @@ def dialog(ctx: Ctx, title: str, message: str, buttons: Sequence[tuple[str, str,
     right = x2 - u(48)
     by = y1 + h - u(150)
     for text, rid, handler in reversed(buttons):
-        from guilens.device.sim.kit import text_width
 
         bw = text_width(text, u(42)) + u(80)
         card.add(Button((right - bw, by, right, by + u(110)), text, handler, rid=rid, color=t.accent, size=u(42)))
@@ -410,7 +408,6 @@ def _scrim(c: Canvas, v: View) -> None:
 
 
 def toast(ctx: Ctx, text: str) -> View:
-    from guilens.device.sim.kit import text_width
 
     u = ctx.u
     tw = min(ctx.w - u(160), text_width(text, u(40)) + u(96))

@@ -12,7 +12,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
-from guilens.device.sim import icons, ui
+import guilens.device.sim.icons as icons
+import guilens.device.sim.ui as ui
 from guilens.device.sim.apps.when import parse_date, parse_time
 from guilens.device.sim.core import App, Ctx
 from guilens.device.sim.kit import Button, Canvas, Label, View, mix

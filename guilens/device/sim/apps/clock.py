@@ -7,7 +7,8 @@ from functools import partial
 
 from pydantic import BaseModel, ConfigDict, field_validator, model_validator
 
-from guilens.device.sim import icons, ui
+import guilens.device.sim.icons as icons
+import guilens.device.sim.ui as ui
 from guilens.device.sim.apps.when import DAYS, parse_time
 from guilens.device.sim.core import App, Ctx, Phone
 from guilens.device.sim.kit import Label, Switch, View

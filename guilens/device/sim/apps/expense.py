@@ -8,7 +8,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from guilens.device.sim import icons, ui
+import guilens.device.sim.icons as icons
+import guilens.device.sim.ui as ui
 from guilens.device.sim.apps.when import parse_date
 from guilens.device.sim.core import App, Ctx
 from guilens.device.sim.kit import Canvas, Color, Label, View, mix

@@ -7,7 +7,7 @@ from functools import partial
 from PIL import Image, ImageDraw
 from pydantic import BaseModel, ConfigDict
 
-from guilens.device.sim import ui
+import guilens.device.sim.ui as ui
 from guilens.device.sim.core import App, Ctx
 from guilens.device.sim.kit import Button, Canvas, Label, View, mix
 

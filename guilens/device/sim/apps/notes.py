@@ -11,7 +11,7 @@ from functools import partial
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
-from guilens.device.sim import ui
+import guilens.device.sim.ui as ui
 from guilens.device.sim.core import App, Ctx
 from guilens.device.sim.kit import Label, View
 from guilens.device.sim.records import by_id, number_records

@@ -12,7 +12,8 @@ from functools import partial
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from guilens.device.sim import icons, ui
+import guilens.device.sim.icons as icons
+import guilens.device.sim.ui as ui
 from guilens.device.sim.apps.settings import online
 from guilens.device.sim.core import App, Ctx
 from guilens.device.sim.kit import Label, View

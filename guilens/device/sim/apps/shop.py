@@ -13,7 +13,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from guilens.device.sim import icons, ui
+import guilens.device.sim.icons as icons
+import guilens.device.sim.ui as ui
 from guilens.device.sim.apps.shop_data import default_products
 from guilens.device.sim.apps.shop_pages import ShopPages, paint_thumb, thumb
 from guilens.device.sim.core import App, Ctx

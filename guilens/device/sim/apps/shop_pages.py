@@ -5,7 +5,8 @@ from __future__ import annotations
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from guilens.device.sim import icons, ui
+import guilens.device.sim.icons as icons
+import guilens.device.sim.ui as ui
 from guilens.device.sim.core import Ctx
 from guilens.device.sim.kit import Canvas, Label, View, mix
 
