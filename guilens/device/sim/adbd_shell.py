@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,6 +35,21 @@ def ok(out: str | bytes = b"") -> ShellResult:
 
 def fail(message: str, code: int = 1) -> ShellResult:
     return ShellResult(b"", (message.rstrip("\n") + "\n").encode(), code)
+
+
+def each_path(name: str, paths: Iterable[str], act: Callable[[str], str | None]) -> ShellResult:
+    """`act` on every path, as toybox does: a problem it returns or an OSError it raises goes to stderr as
+    `NAME: problem`, the other paths still go, and the exit code is 1 if any had a problem."""
+    err, code = bytearray(), 0
+    for path in paths:
+        try:
+            problem = act(path)
+        except OSError as exc:
+            problem = str(exc)
+        if problem is not None:
+            err += f"{name}: {problem}\n".encode()
+            code = 1
+    return ShellResult(b"", bytes(err), code)
 
 
 class ShellSyntaxError(ValueError):
@@ -297,12 +312,10 @@ class SimShell:
 
     def _rm(self, args: list[str], stdin: bytes) -> ShellResult:
         force = any(a.startswith("-") and "f" in a for a in args)
-        err, code = bytearray(), 0
-        for path in (a for a in args if not a.startswith("-")):
-            if not self.files.remove(path) and not force:
-                err += f"rm: {path}: No such file or directory\n".encode()
-                code = 1
-        return ShellResult(b"", bytes(err), code)
+        paths = [a for a in args if not a.startswith("-")]
+        return each_path(
+            "rm", paths, lambda p: None if self.files.remove(p) or force else f"{p}: No such file or directory"
+        )
 
     def _ls(self, args: list[str], stdin: bytes) -> ShellResult:
         paths = [a for a in args if not a.startswith("-")] or ["/sdcard"]

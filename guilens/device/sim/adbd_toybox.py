@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 
-from guilens.device.sim.adbd_shell import Command, ShellResult, fail, ok
+from guilens.device.sim.adbd_shell import Command, ShellResult, each_path, fail, ok
 from guilens.device.sim.adbd_sync import VirtualFiles, normpath
 
 
@@ -45,56 +45,38 @@ class ToyboxCommands:
         into_dir = self.files.is_dir(target)
         if len(sources) > 1 and not into_dir:
             return fail(f"{name}: '{target}' not directory")
-        err, code = bytearray(), 0
-        for source in sources:
+
+        def one(source: str) -> str | None:
             data = self.files.read(source)
             if data is None:
-                what = "Is a directory" if self.files.is_dir(source) else "No such file or directory"
-                err += f"{name}: {source}: {what}\n".encode()
-                code = 1
-                continue
+                return f"{source}: " + ("Is a directory" if self.files.is_dir(source) else "No such file or directory")
             dest = normpath(target) + "/" + normpath(source).rsplit("/", 1)[-1] if into_dir else target
-            try:
-                self.files.write(dest, data)
-            except OSError as exc:
-                err += f"{name}: {exc}\n".encode()
-                code = 1
-                continue
+            self.files.write(dest, data)
             if move:
                 self.files.remove(source)
-        return ShellResult(b"", bytes(err), code)
+            return None
+
+        return each_path(name, sources, one)
 
     def touch(self, args: list[str], stdin: bytes) -> ShellResult:
         paths = [a for a in args if not a.startswith("-")]
         if not paths:
             return fail("touch: Needs 1 argument")
-        err, code = bytearray(), 0
-        for path in paths:
-            try:
-                self.files.touch(path)
-            except OSError as exc:
-                err += f"touch: {exc}\n".encode()
-                code = 1
-        return ShellResult(b"", bytes(err), code)
+        return each_path("touch", paths, self.files.touch)
 
     def mkdir(self, args: list[str], stdin: bytes) -> ShellResult:
         parents = any(a.startswith("-") and "p" in a for a in args)
         paths = [a for a in args if not a.startswith("-")]
         if not paths:
             return fail("mkdir: Needs 1 argument")
-        err, code = bytearray(), 0
-        for path in paths:
+
+        def one(path: str) -> str | None:
             if self.files.is_dir(path):
-                if not parents:
-                    err += f"mkdir: '{path}': File exists\n".encode()
-                    code = 1
-                continue
-            try:
-                self.files.mkdir(path)
-            except OSError as exc:
-                err += f"mkdir: {exc}\n".encode()
-                code = 1
-        return ShellResult(b"", bytes(err), code)
+                return None if parents else f"'{path}': File exists"
+            self.files.mkdir(path)
+            return None
+
+        return each_path("mkdir", paths, one)
 
     def which(self, args: list[str], stdin: bytes) -> ShellResult:
         """The path of each command the shell has; exit 1 if any is missing, as toybox does."""
