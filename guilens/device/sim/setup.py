@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, field_validator
 
-from guilens.device.sim.registry import APPS, STATE_MODELS
+from guilens.device.sim.registry import APPS, STATE_MODELS, resolve_app
 
 DEFAULT_CLOCK = datetime(2026, 11, 21, 9, 0, 0)
 
@@ -32,10 +32,9 @@ class Anomaly(BaseModel):
     @field_validator("app")
     @classmethod
     def _known_app(cls, v: str) -> str:
-        key = v.strip().lower()
-        for info in APPS.values():
-            if key in (info.short, info.package.lower(), info.label.lower()):
-                return info.short
+        short = resolve_app(v)
+        if short in APPS:
+            return short
         raise ValueError(f"unknown app {v!r}; one of {', '.join(APPS)}")
 
     @field_validator("at")
