@@ -65,8 +65,7 @@ def leaderboard(report: Any) -> dict[str, Any]:
 
     records = report.records
     run = report.run
-    k_run = run.get("k") or run.get("attempts")
-    k = int(k_run) if isinstance(k_run, int) and k_run > 0 else max(1, m.max_attempt(records))
+    k = report.k
     long_term = k >= PASS_K
     nulls: dict[str, str] = {}
 
@@ -175,7 +174,6 @@ class MemguiExporter:
     def export(self, source: Path, out: Path, options: ExportOptions) -> ExportResult:
         from dataclasses import replace
 
-        from guilens.episode import EpisodeReader
         from guilens.judge.report import load_report
         from guilens.storage import write_atomic
 
@@ -184,8 +182,8 @@ class MemguiExporter:
             raise ExportError(f"{source}: no readable episode under it" +
                               (f" ({report.problems[0]})" if report.problems else ""))
         for row in report.rows:  # what the metrics records do not carry: the agent, lessons given
-            ep = EpisodeReader(row.dir).episode
-            row.record = replace(row.record, extra={"agent": ep.agent, "lessons": bool(ep.lessons)})
+            lessons = row.episode is not None and bool(row.episode.lessons)
+            row.record = replace(row.record, extra={"agent": row.agent, "lessons": lessons})
         entry = leaderboard(report)
         write_atomic(out, json.dumps(entry, indent=2, ensure_ascii=False) + "\n")
         g = entry["guilens"]

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from guilens.episode import Episode, EpisodeError, EpisodeReader, Step, find_episodes
-from guilens.judge.metrics import EpisodeRecord, MilestoneRecord, compute, difficulty_name
+from guilens.judge.metrics import EpisodeRecord, MilestoneRecord, compute, difficulty_name, max_attempt
 from guilens.judge.verdict import Verdict
 
 STATUS_OUTCOME = {"success": True, "failure": False, "timeout": False, "blocked": False}
@@ -56,9 +56,14 @@ class RunReport:
     def records(self) -> list[EpisodeRecord]:
         return [r.record for r in self.rows]
 
-    def metrics(self) -> dict[str, Any]:
+    @property
+    def k(self) -> int:
+        """Attempts per task: what `run.json` says, else the most any task of the report was given."""
         k = self.run.get("k") or self.run.get("attempts")
-        return compute(self.records, k=int(k) if isinstance(k, int) and k > 0 else None)
+        return int(k) if isinstance(k, int) and k > 0 else max(1, max_attempt(self.records))
+
+    def metrics(self) -> dict[str, Any]:
+        return compute(self.records, k=self.k)
 
     def to_json(self) -> dict[str, Any]:
         return {
