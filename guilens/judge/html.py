@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 from guilens.judge.html_assets import ScreenImages, ScreenJob, render_screens
@@ -74,8 +75,8 @@ def _screens(rows: list[EpisodeRow], workers: int | None) -> list[tuple[list[Scr
     return out
 
 
-def _plots(report: RunReport, ids: list[str]) -> list[str]:
-    m = report.metrics()
+def _plots(report: RunReport, m: dict[str, Any], ids: list[str]) -> list[str]:
+    """The overview's plots; `m` is `report.metrics()`, computed once for the whole page."""
     rows = report.rows
     one = len({r.record.scenario for r in rows}) <= 1
 
@@ -184,7 +185,7 @@ def render_html(report: RunReport, out_file: Path, workers: int | None = None) -
 <div class="meta">{meta}<br>{m['episodes']} episodes, {m['tasks']} tasks ({m['memory_tasks']} memory,
 {m['standard_tasks']} standard), up to {k} attempts, {m['undecided']} undecided.
 Agent ${m['agent_cost_usd']:.4f}, judge ${m['judge_cost_usd']:.4f}.</div>
-<div class="plots">{''.join(_plots(report, ids))}</div>
+<div class="plots">{''.join(_plots(report, m, ids))}</div>
 <h2>Metrics</h2>
 <table><tr><th>metric</th><th>value</th><th>over</th><th>note</th></tr>{metric_rows}</table>
 <h2>pass@k</h2><table><tr>{passk}</tr><tr>{passv}</tr></table>
