@@ -328,9 +328,7 @@ class AttemptRunner(PersonMixin):
         if astep.error and step.error is None:
             step.error = astep.error
         step.milestones = hits
-        step.gaps, self.gaps = self.gaps, []
-        step.timings = StepTimings(**{k: round(v - spent[k], 4) for k, v in self._spent().items()})
-        step.ended_at = now()
+        self._close_step(step, spent)
         with self._lock:
             if index == 0 and self._pending_notes:
                 step.annotations += self._pending_notes
@@ -357,13 +355,19 @@ class AttemptRunner(PersonMixin):
         self.current = after
         return terminal
 
+    def _close_step(self, step: Step, spent: dict[str, float]) -> None:
+        """End `step` now: it takes the waits for the phone not yet recorded, and its share of each
+        bucket of time (the totals now less `spent`, the totals when it started)."""
+        step.gaps, self.gaps = self.gaps, []
+        step.timings = StepTimings(**{k: round(v - spent[k], 4) for k, v in self._spent().items()})
+        step.ended_at = now()
+
     def _record_lost(self, step: Step, obs: Observation, err: DeviceLost, spent: dict[str, float]) -> None:
         """The step the phone went away in for good: recorded with its gaps and the reason, so the
         episode keeps what the agent decided and the trace shows where the phone was lost."""
         assert self.recorder is not None
-        step.error, step.gaps, self.gaps = f"device: {err}", self.gaps, []
-        step.timings = StepTimings(**{k: round(v - spent[k], 4) for k, v in self._spent().items()})
-        step.ended_at = now()
+        step.error = f"device: {err}"
+        self._close_step(step, spent)
         with self._lock:
             self.recorder.record_step(step, obs.screenshot, obs.ui_xml)
         self.obs.on_step(self.episode, step)
