@@ -52,11 +52,12 @@ def _command(action: dict[str, Any] | None) -> str:
 
 
 def _caption_lines(step: Step, n: int) -> list[str]:
-    head = f"Step {step.index + 1}/{n} · {_command(step.action)}"
+    command = _command(step.action)
+    head = f"Step {step.index + 1}/{n} · {command}"
     if step.by == "human":
         head += "  (person)"
     lines = [head]
-    if step.action_description and step.action_description != _command(step.action):
+    if step.action_description and step.action_description != command:
         lines.append(step.action_description)
     if step.ask is not None and step.ask.answer:
         lines.append(f"user: {step.ask.answer}")
