@@ -19,18 +19,11 @@ does not validate replies, and hands back a `str` or a half-empty message for a
 from __future__ import annotations
 
 import inspect
-import json
 from typing import Any
 
-from guilens.llm.errors import (
-    LLMRequestError,
-    Unreadable,
-    clip,
-    connection_cause,
-    error_text,
-)
+from guilens.llm.errors import LLMRequestError, Unreadable, clip
 from guilens.llm.prices import model_caps
-from guilens.llm.providers.base import Failure, Reply, clean_block, clean_messages, parse_body
+from guilens.llm.providers.base import Reply, SDKProvider, clean_block, clean_messages, parse_body
 
 _EPHEMERAL = {"type": "ephemeral"}
 
@@ -97,8 +90,9 @@ def reply_data(message: Any) -> dict[str, Any]:
     return data
 
 
-class AnthropicProvider:
+class AnthropicProvider(SDKProvider):
     name = "anthropic"
+    unnamed_url = "the Anthropic API"
 
     def __init__(self, model: str, *, key: str, base_url: str | None, timeout: float) -> None:
         import anthropic  # lazy: the CLI must start fast
@@ -150,31 +144,7 @@ class AnthropicProvider:
         request_id = http.headers.get("request-id") or getattr(raw, "request_id", None)
         return Reply(data=data, raw=text, status=http.status_code, request_id=request_id)
 
-    def classify(self, err: BaseException, who: str) -> Failure | None:
-        sdk = self._sdk_mod
-        if isinstance(err, sdk.APIStatusError):
-            status = err.status_code
-            should = err.response.headers.get("x-should-retry")
-            retryable = should == "true" or (should != "false" and (status in (408, 409, 429) or status >= 500))
-            cause = f"HTTP {status} {error_text(err)}"
-            if status == 401:
-                return Failure(cause, False, status, fatal=LLMRequestError(
-                    f"{self.where} rejected ANTHROPIC_API_KEY ({cause}): check the key", status=status))
-            if not retryable:
-                return Failure(cause, False, status, fatal=LLMRequestError(
-                    f"{who}: {self.where} refused the request: {cause}", status=status))
-            return Failure(cause, True, status, headers=err.response.headers)
-        if isinstance(err, sdk.APITimeoutError):
-            return Failure(f"no answer within {self.timeout:g} s", True)
-        if isinstance(err, sdk.APIConnectionError):
-            return Failure(connection_cause(err, self.base_url or "the Anthropic API"), True)
-        if isinstance(err, json.JSONDecodeError):
-            return Failure(f"HTTP 200 but the body was cut short or is not JSON ({clip(str(err), 80)})", True)
-        if isinstance(err, Unreadable):
-            return Failure(str(err), True)
-        if isinstance(err, sdk.APIError):
-            return Failure(f"HTTP 200 but the body is unreadable ({clip(str(err), 120)})", True)
-        if isinstance(err, ValueError | TypeError):  # the SDK refusing the request before sending it
-            return Failure(clip(str(err)), False, fatal=LLMRequestError(
-                f"{who}: the request cannot be sent: {clip(str(err))}"))
+    def refused(self, status: int, cause: str, who: str) -> LLMRequestError | None:
+        if status == 401:
+            return LLMRequestError(f"{self.where} rejected ANTHROPIC_API_KEY ({cause}): check the key", status=status)
         return None

@@ -15,10 +15,12 @@ record and the prices live in the client, once for every provider.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from guilens.llm.errors import LLMError
+from guilens.config import ConfigError
+from guilens.llm.errors import LLMError, LLMRequestError, Unreadable, clip, connection_cause, error_text
 
 
 @dataclass
@@ -67,6 +69,56 @@ class Provider(Protocol):
         ...
 
 
+class SDKProvider:
+    """What the two SDK providers share: reading a failed try. Both SDKs raise the same error tree
+    (`APIStatusError`, `APITimeoutError`, `APIConnectionError`, `APIError`); a provider names its module
+    (`_sdk_mod`), its endpoint for a connection failure (`unnamed_url` when it has no `base_url`), how
+    its servers word an error (`error_text`), and the statuses it explains itself (`refused`)."""
+
+    where: str
+    base_url: str | None
+    timeout: float
+    unnamed_url: str
+    _sdk_mod: Any
+
+    def error_text(self, err: Any) -> str:
+        return error_text(err)
+
+    def refused(self, status: int, cause: str, who: str) -> LLMRequestError | None:
+        """The error for a status this provider explains (a rejected key), or None."""
+        return None
+
+    def classify(self, err: BaseException, who: str) -> Failure | None:
+        sdk = self._sdk_mod
+        if isinstance(err, sdk.APIStatusError):
+            status = err.status_code
+            should = err.response.headers.get("x-should-retry")
+            retryable = should == "true" or (should != "false" and (status in (408, 409, 429) or status >= 500))
+            cause = f"HTTP {status} {self.error_text(err)}"
+            fatal = self.refused(status, cause, who)
+            if fatal is not None:
+                return Failure(cause, False, status, fatal=fatal)
+            if not retryable:
+                return Failure(cause, False, status, fatal=LLMRequestError(
+                    f"{who}: {self.where} refused the request: {cause}", status=status))
+            return Failure(cause, True, status, headers=err.response.headers)
+        if isinstance(err, sdk.APITimeoutError):
+            return Failure(f"no answer within {self.timeout:g} s", True)
+        if isinstance(err, sdk.APIConnectionError):
+            return Failure(connection_cause(err, self.base_url or self.unnamed_url), True)
+        if isinstance(err, json.JSONDecodeError):
+            return Failure(f"HTTP 200 but the body was cut short or is not JSON ({clip(str(err), 80)})", True)
+        if isinstance(err, Unreadable):
+            return Failure(str(err), True)
+        if isinstance(err, sdk.APIError):
+            return Failure(f"HTTP 200 but the body is unreadable ({clip(str(err), 120)})", True)
+        if isinstance(err, ValueError | TypeError) and not isinstance(err, ConfigError):
+            # the SDK refusing the request before sending it
+            return Failure(clip(str(err)), False, fatal=LLMRequestError(
+                f"{who}: the request cannot be sent: {clip(str(err))}"))
+        return None
+
+
 def clean_block(block: Any) -> Any:
     """A content block without guilens-only keys (`_ref`, `_arguments`...), which no API takes; a
     tool_result's nested blocks too. Only block keys: a tool's input is the model's and stays whole."""
@@ -90,10 +142,6 @@ def clean_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def parse_body(text: str) -> Any:
     """A 200's body as JSON. `json.JSONDecodeError` for JSON cut short; `Unreadable` for a body that is not
     JSON at all (a proxy's HTML error page), so the recorded cause tells the two apart."""
-    import json
-
-    from guilens.llm.errors import Unreadable, clip
-
     try:
         return json.loads(text)
     except json.JSONDecodeError:

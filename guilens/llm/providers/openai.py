@@ -16,12 +16,11 @@ completion with no choices deep in a caller.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from guilens.config import ConfigError
-from guilens.llm.errors import LLMRequestError, Unreadable, clip, connection_cause
-from guilens.llm.providers.base import Failure, Reply, parse_body
+from guilens.llm.errors import LLMRequestError, clip
+from guilens.llm.providers.base import Reply, SDKProvider, parse_body
 from guilens.llm.providers.openai_translate import from_openai, to_openai
 
 NO_KEY = "no-key"
@@ -43,8 +42,9 @@ def _error_text(err: Any) -> str:
     return clip(str(getattr(err, "message", None) or err))
 
 
-class OpenAIProvider:
+class OpenAIProvider(SDKProvider):
     name = "openai"
+    unnamed_url = DEFAULT_URL
 
     def __init__(self, model: str, *, key: str | None, base_url: str, timeout: float,
                  tool_calls: bool = True) -> None:
@@ -76,37 +76,16 @@ class OpenAIProvider:
         request_id = http.headers.get("x-request-id") or http.headers.get("request-id")
         return Reply(data=data, raw=text, status=http.status_code, request_id=request_id)
 
-    def classify(self, err: BaseException, who: str) -> Failure | None:
-        sdk = self._sdk_mod
-        if isinstance(err, sdk.APIStatusError):
-            status = err.status_code
-            should = err.response.headers.get("x-should-retry")
-            retryable = should == "true" or (should != "false" and (status in (408, 409, 429) or status >= 500))
-            cause = f"HTTP {status} {_error_text(err)}"
-            if status == 401:
-                fix = "check the key" if self.keyed else "set OPENAI_API_KEY (this server wants one)"
-                what = "OPENAI_API_KEY" if self.keyed else "the request without a key"
-                return Failure(cause, False, status, fatal=LLMRequestError(
-                    f"{self.where} rejected {what} ({cause}): {fix}", status=status))
-            if status == 404:
-                return Failure(cause, False, status, fatal=LLMRequestError(
-                    f"{who}: {self.where} answered 404 ({cause}): check the base URL (it usually ends in /v1) "
-                    "and the model name the server serves", status=status))
-            if not retryable:
-                return Failure(cause, False, status, fatal=LLMRequestError(
-                    f"{who}: {self.where} refused the request: {cause}", status=status))
-            return Failure(cause, True, status, headers=err.response.headers)
-        if isinstance(err, sdk.APITimeoutError):
-            return Failure(f"no answer within {self.timeout:g} s", True)
-        if isinstance(err, sdk.APIConnectionError):
-            return Failure(connection_cause(err, self.base_url or DEFAULT_URL), True)
-        if isinstance(err, json.JSONDecodeError):
-            return Failure(f"HTTP 200 but the body was cut short or is not JSON ({clip(str(err), 80)})", True)
-        if isinstance(err, Unreadable):
-            return Failure(str(err), True)
-        if isinstance(err, sdk.APIError):
-            return Failure(f"HTTP 200 but the body is unreadable ({clip(str(err), 120)})", True)
-        if isinstance(err, ValueError | TypeError) and not isinstance(err, ConfigError):
-            return Failure(clip(str(err)), False, fatal=LLMRequestError(
-                f"{who}: the request cannot be sent: {clip(str(err))}"))
+    def error_text(self, err: Any) -> str:
+        return _error_text(err)
+
+    def refused(self, status: int, cause: str, who: str) -> LLMRequestError | None:
+        if status == 401:
+            fix = "check the key" if self.keyed else "set OPENAI_API_KEY (this server wants one)"
+            what = "OPENAI_API_KEY" if self.keyed else "the request without a key"
+            return LLMRequestError(f"{self.where} rejected {what} ({cause}): {fix}", status=status)
+        if status == 404:
+            return LLMRequestError(
+                f"{who}: {self.where} answered 404 ({cause}): check the base URL (it usually ends in /v1) "
+                "and the model name the server serves", status=status)
         return None
