@@ -10,37 +10,9 @@ from __future__ import annotations
 from importlib import resources
 from typing import Any
 
-from guilens.actions import KEYS
+from guilens.actions.tool_schema import ACTION_SCHEMA
 from guilens.agents.base import AgentContext
 from guilens.device.uitree import UINode
-
-_ACTION_TYPES = [
-    "tap",
-    "long_press",
-    "swipe",
-    "type",
-    "key",
-    "open_app",
-    "wait",
-    "ask_user",
-    "answer",
-    "finish",
-]
-_ACTION_HELP = (
-    "One action, as a JSON object with `type` and its fields. Coordinates are pixels of the screenshot "
-    "you are shown (origin top left), not of any other size.\n"
-    '- tap: {"type": "tap", "x": 350, "y": 780} or {"type": "tap", "element": 12} (number from the element list)\n'
-    '- long_press: like tap, plus optional "duration_ms" (default 800)\n'
-    '- swipe: {"type": "swipe", "x1": 350, "y1": 1100, "x2": 350, "y2": 500} moves a finger from (x1,y1) to '
-    "(x2,y2); this one scrolls the content down. Optional duration_ms (default 300)\n"
-    '- type: {"type": "type", "text": "hello"} types into the focused field\n'
-    '- key: {"type": "key", "key": "back"} (back, home, enter, menu, recent)\n'
-    '- open_app: {"type": "open_app", "app": "Notes"}\n'
-    '- wait: {"type": "wait", "seconds": 2}\n'
-    '- ask_user: {"type": "ask_user", "question": "Which time should the alarm ring?"}\n'
-    '- answer: {"type": "answer", "text": "42.50"} gives the final answer; ends the task\n'
-    '- finish: {"type": "finish", "status": "success"} (or "failure"); ends the task'
-)
 
 ACT_TOOL: dict[str, Any] = {
     "name": "act",
@@ -58,28 +30,7 @@ ACT_TOOL: dict[str, Any] = {
                 "type": "string",
                 "description": "Where you are in the task, what is left, and why this action is next.",
             },
-            "action": {
-                "type": "object",
-                "description": _ACTION_HELP,
-                "properties": {
-                    "type": {"type": "string", "enum": _ACTION_TYPES},
-                    "x": {"type": "integer"},
-                    "y": {"type": "integer"},
-                    "element": {"type": "integer", "description": "Number in the element list."},
-                    "x1": {"type": "integer"},
-                    "y1": {"type": "integer"},
-                    "x2": {"type": "integer"},
-                    "y2": {"type": "integer"},
-                    "duration_ms": {"type": "integer"},
-                    "text": {"type": "string"},
-                    "key": {"type": "string", "enum": list(KEYS)},
-                    "app": {"type": "string"},
-                    "seconds": {"type": "number"},
-                    "question": {"type": "string"},
-                    "status": {"type": "string", "enum": ["success", "failure"]},
-                },
-                "required": ["type"],
-            },
+            "action": ACTION_SCHEMA,
             "description": {
                 "type": "string",
                 "description": "One line: what the action does and to which element.",
