@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING, Any
 
 from guilens.actions import Action, ActionError, check_on_screen, parse_action, scale_action
 from guilens.agents.formats import NativeFormat, TextFormat, anthropic_tool
-from guilens.agents.formats.base import unfence
+from guilens.agents.formats.base import json_object, unfence
+from guilens.agents.formats.native import act_arguments
 from guilens.agents.prompts import act_system_prompt, act_tool_for, element_line
 
 if TYPE_CHECKING:
@@ -296,14 +297,8 @@ def make_dialect(fmt: TextFormat, *, max_elements: int = 120) -> Dialect:
 def _json_object(text: str) -> dict[str, Any] | None:
     """The first JSON object in a reply's text (a server without tool calls writes the act call's
     arguments as text), or None."""
-    body = unfence(text or "")
-    start = body.find("{")
-    if start < 0:
-        return None
     try:
-        data, _ = json.JSONDecoder().raw_decode(body[start:])
+        data = json_object(unfence(text or ""))
     except json.JSONDecodeError:
         return None
-    if isinstance(data, dict) and "action" not in data and "type" in data:
-        data = {"action": data}  # the bare action object
-    return data if isinstance(data, dict) else None
+    return None if data is None else act_arguments(data)

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from guilens.actions import ActionError
-from guilens.agents.formats.base import one_line, unfence
+from guilens.agents.formats.base import json_object, one_line, unfence
 
 if TYPE_CHECKING:
     from guilens.device.uitree import UINode
@@ -111,16 +111,13 @@ def request(*, instruction: str, stm: Sequence[str], previous: str | None, ui_te
 def read(text: str, *, screen_info: bool, memory: bool) -> Perception:
     """The reply as a `Perception`; `ActionError` (sent back to the model) when it is not the JSON asked for."""
     body = unfence(text or "")
-    start = body.find("{")
-    if start < 0:
-        raise ActionError(f"no JSON object in the reply {one_line(body, 80)!r}; reply with the JSON object asked for")
     try:
-        data, _ = json.JSONDecoder().raw_decode(body[start:])
+        data = json_object(body)
     except json.JSONDecodeError as err:
         raise ActionError(f"the JSON is invalid ({err.msg} at column {err.colno}); reply with the JSON object "
                           "asked for") from None
-    if not isinstance(data, dict):
-        raise ActionError(f"the reply is a JSON {type(data).__name__}, not an object")
+    if data is None:
+        raise ActionError(f"no JSON object in the reply {one_line(body, 80)!r}; reply with the JSON object asked for")
     if screen_info and not isinstance(data.get("screen_info"), str):
         raise ActionError("the reply has no screen_info text")
     keep = data.get("keep")

@@ -27,6 +27,7 @@ video and network dependencies for fifteen lines of arithmetic.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Callable, Sequence
@@ -99,6 +100,16 @@ _FENCE = re.compile(r"^```[a-zA-Z]*\s*|\s*```$")
 def unfence(text: str) -> str:
     """The reply without a Markdown code fence around it (models add them unasked)."""
     return _FENCE.sub("", text.strip()).strip()
+
+
+def json_object(body: str) -> dict[str, Any] | None:
+    """The JSON object at the first `{` of a reply's (unfenced) text, None when it has no `{`;
+    `json.JSONDecodeError` when the object is invalid or cut short. Text after it is ignored."""
+    start = body.find("{")
+    if start < 0:
+        return None
+    data: dict[str, Any] = json.JSONDecoder().raw_decode(body[start:])[0]
+    return data
 
 
 def one_line(text: str, limit: int = 160) -> str:
@@ -213,6 +224,18 @@ class TextFormat:
     def fallback_text(action: Action) -> str:
         """An action the format cannot write (an element not resolved yet), in guilens' command form."""
         return to_command(action)
+
+
+def headed_text(mark: str, task: str, instruction: str, memory: Sequence[Section], past: str,
+                history: Sequence[str], numbered: str) -> str:
+    """A step's text as Markdown sections headed `mark` (`#`, `##`): `task` with the instruction, each
+    memory block that has lines as a list, then `past` with the history lines, each after `numbered`
+    (`{n}. `, `Step {n}: `), left out when there are none."""
+    parts = [f"{mark} {task}\n{instruction}"]
+    parts += [f"{mark} {title}\n" + "\n".join(f"- {ln}" for ln in lines) for title, lines in memory if lines]
+    if history:
+        parts.append(f"{mark} {past}\n" + "\n".join(numbered.format(n=n) + ln for n, ln in enumerate(history, 1)))
+    return "\n\n".join(parts)
 
 
 def fill(template: str, **values: str) -> str:

@@ -4,12 +4,9 @@
 copied: its `input_schema` is plain JSON Schema, so only the envelope differs
 between Anthropic (`{"name", "description", "input_schema"}`) and OpenAI
 (`{"type": "function", "function": {"name", "description", "parameters"}}`).
-What is not shared is its `action` property, a hand-written list that predates
-`scroll`, `type.clear` and the `delete` key; `guilens.actions.tool_schema.ACTION_SCHEMA`
-is built from the action union's own constants, so the tool always offers every
-action the devices perform, and `act_parameters()` puts it into a copy of
-ACT_TOOL's schema (ACT_TOOL itself can take it the same way: that module
-imports nothing from the agents).
+Its `action` property is `guilens.actions.tool_schema.ACTION_SCHEMA`, built from
+the action union's own constants, so the tool always offers every action the
+devices perform.
 
 Coordinates are pixels of the screenshot sent (`image`), as for the claude
 agent: models point far better in the image they look at than in a size they
@@ -28,18 +25,23 @@ from collections.abc import Sequence
 from typing import Any
 
 from guilens.actions import Action, ActionError, action_from_dict, scale_action, to_command
-from guilens.actions.tool_schema import ACTION_SCHEMA
-from guilens.agents.formats.base import FormatError, Parsed, Section, TextFormat, one_line, unfence
+from guilens.agents.formats.base import (
+    FormatError,
+    Parsed,
+    Section,
+    TextFormat,
+    headed_text,
+    json_object,
+    one_line,
+    unfence,
+)
 from guilens.agents.prompts import ACT_TOOL, act_system_prompt
 from guilens.llm.images import fit_size
 
 
 def act_parameters() -> dict[str, Any]:
-    """The act tool's JSON Schema: ACT_TOOL's (action result, thought, description, LTM update) with
-    the full action schema."""
-    schema = copy.deepcopy(ACT_TOOL["input_schema"])
-    schema["properties"]["action"] = copy.deepcopy(ACTION_SCHEMA)
-    return schema
+    """The act tool's JSON Schema (action result, thought, action, description, LTM update), a copy."""
+    return copy.deepcopy(ACT_TOOL["input_schema"])
 
 
 def anthropic_tool() -> dict[str, Any]:
@@ -49,6 +51,12 @@ def anthropic_tool() -> dict[str, Any]:
 def openai_tool() -> dict[str, Any]:
     return {"type": "function", "function": {"name": ACT_TOOL["name"], "description": ACT_TOOL["description"],
                                              "parameters": act_parameters()}}
+
+
+def act_arguments(data: dict[str, Any]) -> dict[str, Any]:
+    """A JSON object a reply wrote instead of an act call, as the call's arguments: a bare action
+    object (`{"type": ...}`) becomes the `action`."""
+    return {"action": data} if "action" not in data and "type" in data else data
 
 
 def parse_call(arguments: dict[str, Any] | str, screen: tuple[int, int], image_size: tuple[int, int]) -> Parsed:
@@ -107,29 +115,20 @@ class NativeFormat(TextFormat):
         raise FormatError(f"provider {provider!r} is not openai or anthropic")
 
     def user_text(self, instruction: str, history: Sequence[str] = (), memory: Sequence[Section] = ()) -> str:
-        parts = [f"# Task\n{instruction}"]
-        for title, lines in memory:
-            if lines:
-                parts.append(f"# {title}\n" + "\n".join(f"- {ln}" for ln in lines))
-        if history:
-            parts.append("# Previous actions\n" + "\n".join(f"{n}. {ln}" for n, ln in enumerate(history, 1)))
-        return "\n\n".join(parts)
+        return headed_text("#", "Task", instruction, memory, "Previous actions", history, "{n}. ")
 
     def reply_hint(self) -> str:
         return 'call the act tool once, or reply with its arguments as one JSON object: {"thought": ..., "action": {"type": ...}, ...}'
 
     def _read(self, reply: str, screen: tuple[int, int], image_size: tuple[int, int]) -> Parsed:
         body = unfence(reply)
-        start = body.find("{")
-        if start < 0:
-            raise ActionError(f"no act call and no JSON object in the reply {one_line(body, 80)!r}; {self.reply_hint()}")
         try:
-            data, _ = json.JSONDecoder().raw_decode(body[start:])
+            data = json_object(body)
         except json.JSONDecodeError as err:
             raise ActionError(f"the JSON in the reply is invalid ({err.msg} at column {err.colno}); {self.reply_hint()}") from None
-        if isinstance(data, dict) and "action" not in data and "type" in data:
-            data = {"action": data}  # the bare action object
-        return parse_call(data, screen, image_size)
+        if data is None:
+            raise ActionError(f"no act call and no JSON object in the reply {one_line(body, 80)!r}; {self.reply_hint()}")
+        return parse_call(act_arguments(data), screen, image_size)
 
     def action_text(self, action: Action, screen: tuple[int, int], image_size: tuple[int, int]) -> str:
         shown = scale_action(action, screen, image_size)

@@ -39,7 +39,7 @@ from guilens.actions import (
     Wait,
     parse_uitars,
 )
-from guilens.agents.formats.base import Parsed, Section, TextFormat, fill, one_line
+from guilens.agents.formats.base import Parsed, Section, TextFormat, fill, headed_text, one_line
 from guilens.agents.prompts import load_prompt
 
 _LABELS = re.compile(r"^(?:Thought|Reflection|Action_Summary)\s*:\s*", re.I | re.M)
@@ -69,13 +69,7 @@ class UITarsFormat(TextFormat):
         return fill(load_prompt("uitars_mobile"), language=self.language, notes=notes)
 
     def user_text(self, instruction: str, history: Sequence[str] = (), memory: Sequence[Section] = ()) -> str:
-        parts = [f"## User Instruction\n{instruction}"]
-        for title, lines in memory:
-            if lines:
-                parts.append(f"## {title}\n" + "\n".join(f"- {ln}" for ln in lines))
-        if history:
-            parts.append("## Action History\n" + "\n".join(f"Step {n}: {ln}" for n, ln in enumerate(history, 1)))
-        return "\n\n".join(parts)
+        return headed_text("##", "User Instruction", instruction, memory, "Action History", history, "Step {n}: ")
 
     def reply_hint(self) -> str:
         return "answer with Thought: ... then Action: one call such as click(start_box='(x,y)')"
