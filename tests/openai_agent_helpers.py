@@ -19,31 +19,12 @@ from typing import Any
 from guilens.actions import Action, Tap
 from guilens.agents.base import AgentContext, AgentStep, StepInput
 from guilens.device.uitree import actionable_elements
+from tests.calculator_task import INSTRUCTION
+from tests.calculator_task import SCENARIO as SCENARIO  # test_openai_agent's, from here
 from tests.fakeopenai import Request, text, tool_call
 
-INSTRUCTION = "Use Calculator to add 12 and 30, then tell me the result."
 KEYS = ["1", "2", "+", "3", "0", "="]
 FORMATS = ("native", "uitars", "qwen", "odyssey")
-
-SCENARIO = """
-id: calc
-title: Calculator check
-device: sim
-setup:
-  clock: 2026-11-21T09:00:00
-tasks:
-  - id: add
-    apps: [calculator]
-    difficulty: 1
-    golden_steps: 8
-    instruction:
-      L0: Use Calculator to add 12 and 30, then tell me the result.
-    milestones:
-      - id: added
-        text: "The Calculator worked out 12+30 = 42"
-        check: {state: calculator.history, field: result, op: equals, value: "42"}
-    answer: {numbers: [42]}
-"""
 
 
 def script() -> list[tuple[str, tuple[int, int]]]:

@@ -271,5 +271,5 @@ class QuickRetryClaude:
         from guilens.agents.claude import ClaudeAgent
 
         agent = ClaudeAgent(settings, model=model)
-        agent.client.retry_base_delay, agent.client.retry_max_delay = 0.01, 0.05
+        agent.client.policy.base_delay, agent.client.policy.max_delay = 0.01, 0.05
         return agent

@@ -20,6 +20,7 @@ from guilens.agents.claude import ClaudeAgent
 from guilens.config import load_settings
 from guilens.device.uitree import actionable_elements
 from tests import fakeapi
+from tests.calculator_task import INSTRUCTION, SCENARIO
 from tests.fakeapi import Faults, Request, tool_use
 
 sim = pytest.importorskip("guilens.device.sim.device")
@@ -96,10 +97,10 @@ def test_agent_completes_a_calculator_task(fake_api, faults):
         fake_api.faults = faults
     fake_api.handler = calculator_model
     agent = ClaudeAgent(load_settings(), model="claude-sonnet-4-6")
-    agent.client.retry_base_delay, agent.client.retry_max_delay = 0.01, 0.05
+    agent.client.policy.base_delay, agent.client.policy.max_delay = 0.01, 0.05
     device = sim.SimDevice()
 
-    steps = run(agent, device, "Use Calculator to add 12 and 30, then tell me the result.")
+    steps = run(agent, device, INSTRUCTION)
 
     assert steps[-1].action == Answer(text="42")
     assert device.state()["apps"]["calculator"]["result"] == "42"
@@ -133,25 +134,6 @@ def test_agent_completes_a_calculator_task(fake_api, faults):
     fake_api.assert_clean()
 
 
-SCENARIO = """
-id: calc
-title: Calculator check
-device: sim
-setup:
-  clock: 2026-11-21T09:00:00
-tasks:
-  - id: add
-    apps: [calculator]
-    difficulty: 1
-    golden_steps: 8
-    instruction:
-      L0: Use Calculator to add 12 and 30, then tell me the result.
-    milestones:
-      - id: added
-        text: "The Calculator worked out 12+30 = 42"
-        check: {state: calculator.history, field: result, op: equals, value: "42"}
-    answer: {numbers: [42]}
-"""
 LESSON = "Answer with exactly the number the display shows after pressing =."
 
 

@@ -27,7 +27,7 @@ from guilens.config import Settings, api_key, load_settings
 from guilens.episode_model import Usage
 from guilens.llm.cache import LLMResponse, ResponseCache, response_from
 from guilens.llm.errors import MissingAPIKey
-from guilens.llm.prices import ModelCaps, model_caps, priced
+from guilens.llm.prices import priced
 from guilens.llm.providers.anthropic import AnthropicProvider, mark_prefix, reply_data
 from guilens.llm.providers.base import Provider
 from guilens.llm.providers.openai import DEFAULT_URL, OpenAIProvider
@@ -111,7 +111,6 @@ class LLMClient:
                                   retry_base_delay, retry_max_delay, max_retry_after)
         self.provider: Provider = self._provider(base_url, base_url_option, hint or HINTS.get(role, ""), tool_calls)
         self.base_url = self.provider.base_url
-        self.caps: ModelCaps = model_caps(self.model) if self.spec.provider == "anthropic" else ModelCaps(sampling=True)
         use_cache = (role == "judge") if cache is None else cache
         cap = self.settings.cache_max_mb
         self.cache = (ResponseCache(cache_dir or self.settings.cache_dir,
@@ -145,39 +144,6 @@ class LLMClient:
                                 f"it, point {url_option} at a local server, {hint}".rstrip(", "))
         return OpenAIProvider(spec.model, key=key, base_url=url, timeout=self.timeout,
                               tool_calls=s.openai_tool_calls if tool_calls is None else tool_calls)
-
-    # The retry policy's knobs, as attributes (tests shorten the waits on a made client).
-    @property
-    def max_retries(self) -> int:
-        return self.policy.max_retries
-
-    @max_retries.setter
-    def max_retries(self, value: int) -> None:
-        self.policy.max_retries = value
-
-    @property
-    def retry_base_delay(self) -> float:
-        return self.policy.base_delay
-
-    @retry_base_delay.setter
-    def retry_base_delay(self, value: float) -> None:
-        self.policy.base_delay = value
-
-    @property
-    def retry_max_delay(self) -> float:
-        return self.policy.max_delay
-
-    @retry_max_delay.setter
-    def retry_max_delay(self, value: float) -> None:
-        self.policy.max_delay = value
-
-    @property
-    def max_retry_after(self) -> float:
-        return self.policy.max_retry_after
-
-    @max_retry_after.setter
-    def max_retry_after(self, value: float) -> None:
-        self.policy.max_retry_after = value
 
     @property
     def supports_tools(self) -> bool:
