@@ -70,21 +70,21 @@ import base64
 import io
 import itertools
 import json
-import random
-import threading
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from email.message import Message
 from typing import Any
 
 import pytest
+
+from tests import fakehttp
+from tests.fakehttp import Hang, RawReply, Reply
 
 FAKE_KEY = "sk-ant-test-not-a-real-key"
 
 
 @dataclass
-class ApiError:
+class ApiError(fakehttp.ApiError):
     status: int
     message: str
     type: str = ""
@@ -107,23 +107,8 @@ class ApiError:
             "error": {"type": self.type or kinds.get(self.status, "api_error"), "message": self.message},
         }
 
-
-@dataclass
-class Hang:
-    seconds: float
-
-
-@dataclass
-class RawReply:
-    """An HTTP 200 answered byte for byte: `body` as given, `announce` as its content-length."""
-
-    body: bytes
-    content_type: str = "application/json"
-    announce: int | None = None
-    """A content-length larger than the body: the server sends the body and closes the connection."""
-
-
-Reply = dict[str, Any] | str | ApiError | Hang | RawReply
+    def http_headers(self) -> dict[str, str]:
+        return {**self.headers, **super().http_headers()}
 
 
 # --- building replies ------------------------------------------------------------------------
@@ -193,13 +178,8 @@ def hang(seconds: float) -> Hang:
 # --- requests as received --------------------------------------------------------------------
 
 
-class Request(dict[str, Any]):
+class Request(fakehttp.Request):
     """A request body as received, plus what the server did with it and helpers to inspect it."""
-
-    index: int
-    headers: dict[str, str]
-    outcome: str
-    received_at: float
 
     def _blocks(self) -> Iterator[tuple[str, dict[str, Any]]]:
         system = self.get("system")
@@ -267,16 +247,10 @@ ALL_FAULTS = ("429", "500", "529", "hang", "truncated", "dropped", "invalid", "b
 
 
 @dataclass
-class Faults:
+class Faults(fakehttp.Faults):
     """Fault injection: a seeded random fraction `rate` of requests fail with one of `kinds`."""
 
-    rate: float = 0.0
     kinds: tuple[str, ...] = ("429", "500", "529", "hang")
-    retry_after: float = 0.01
-    """Seconds the 429 asks the client to wait (sent as `retry-after`)."""
-    hang_s: float = 3.0
-    """How long a hang lasts; make it longer than the client's timeout."""
-    seed: int = 0
 
 
 _NO_SAMPLING = (
@@ -291,7 +265,21 @@ _NO_SAMPLING = (
 _BLOCK_TYPES = {"text", "image", "tool_use", "tool_result", "thinking", "redacted_thinking", "document"}
 
 
-class FakeAnthropic:
+class FakeAnthropic(fakehttp.FakeServer):
+    label = "fake API"
+    endpoint = "/v1/messages"
+    thread_name = "fakeapi"
+    all_faults = ALL_FAULTS
+    tool_fault = "badtool"
+    rate_limit_message = "Number of request tokens has exceeded your rate limit"
+    server_error_message = "Internal server error"
+    secret_headers = ("x-api-key", "authorization")
+    request_id_header = "request-id"
+    request_id_prefix = "req_fake_"
+    request_type = Request
+
+    requests: list[Request]
+
     def __init__(
         self,
         replies: list[Reply] | None = None,
@@ -300,189 +288,35 @@ class FakeAnthropic:
         faults: Faults | None = None,
         strict: bool = True,
     ) -> None:
-        self.queue: list[Reply] = list(replies or [])
-        self.handler = handler
-        self.faults = faults or Faults()
-        self.strict = strict
-        self.requests: list[Request] = []
-        self.problems: list[str] = []
-        """Unscripted requests and handler crashes: `assert_clean` fails on any."""
-        self.injected: list[tuple[int, str]] = []
-        """Faults served, in order: (request index, kind)."""
-        self._invalid_turn = 0
-        self._forced: list[str] = []
+        super().__init__(replies, handler, faults or Faults(), strict)
         self._seen_prefixes: set[str] = set()
-        self._lock = threading.RLock()  # a handler may push replies
-        self._stop = threading.Event()
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
-
-    @property
-    def faults(self) -> Faults:
-        return self._faults
-
-    @faults.setter
-    def faults(self, faults: Faults) -> None:
-        """Setting a plan restarts its random sequence, so a test's faults do not depend on earlier requests."""
-        self._faults = faults
-        self._rng = random.Random(faults.seed)
-
-    # -- life cycle --
-    def start(self) -> FakeAnthropic:
-        fake = self
-
-        class _Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                fake._serve(self)
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-        self._server.daemon_threads = True
-        self._server.block_on_close = False
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, args=(0.02,), name="fakeapi", daemon=True
-        )
-        self._thread.start()
-        return self
-
-    def close(self) -> None:
-        self._stop.set()
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
-
-    def __enter__(self) -> FakeAnthropic:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    @property
-    def url(self) -> str:
-        assert self._server is not None, "start the server first"
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
 
     def env(self) -> dict[str, str]:
         """Environment for a client (or a `guilens` subprocess) that should talk to this server."""
         return {"ANTHROPIC_API_KEY": FAKE_KEY, "GUILENS_API_BASE_URL": self.url}
 
-    # -- scripting --
-    def push(self, *replies: Reply) -> None:
-        with self._lock:
-            self.queue.extend(replies)
+    def _error(self, status: int, message: str, retry_after: float | None = None) -> ApiError:
+        return error(status, message, retry_after=retry_after)
 
-    def fail_next(self, *kinds: str) -> None:
-        """Fault the next requests, in order, with kinds of `ALL_FAULTS` (ahead of the random ones)."""
-        unknown = [k for k in kinds if k not in ALL_FAULTS]
-        assert not unknown, f"unknown fault kinds {unknown}; choose from {ALL_FAULTS}"
-        with self._lock:
-            self._forced.extend(kinds)
+    def _text(self, s: str) -> dict[str, Any]:
+        return text(s)
 
-    @property
-    def served(self) -> list[Request]:
-        """Requests answered with a message (not faulted, not refused)."""
-        return [r for r in self.requests if r.outcome == "ok"]
+    def _auth_error(self, headers: Message) -> str | None:
+        if headers.get("x-api-key") or (headers.get("authorization") or "").startswith("Bearer "):
+            return None
+        return "x-api-key or Authorization: Bearer header is required"
 
-    def assert_clean(self) -> None:
-        assert not self.problems, "fake API problems:\n" + "\n".join(self.problems)
+    def _check(self, req: Request) -> str | None:
+        return _invalid(req)
 
-    # -- serving --
-    def _serve(self, h: BaseHTTPRequestHandler) -> None:
-        length = int(h.headers.get("content-length") or 0)
-        raw = h.rfile.read(length) if length else b""
-        try:
-            body = json.loads(raw or b"{}")
-        except ValueError:
-            body = {}
-        req = Request(body if isinstance(body, dict) else {})
-        secret = ("x-api-key", "authorization")
-        has_key = bool(
-            h.headers.get("x-api-key") or (h.headers.get("authorization") or "").startswith("Bearer ")
-        )
-        req.headers = {k.lower(): ("<redacted>" if k.lower() in secret else v) for k, v in h.headers.items()}
-        req.received_at = time.time()
-        with self._lock:
-            req.index = len(self.requests)
-            self.requests.append(req)
-            reply = self._decide(req, h.path, has_key)
-            if isinstance(reply, str):
-                reply = text(reply)
-            elif not isinstance(reply, dict | ApiError | Hang | RawReply):
-                self.problems.append(
-                    f"request #{req.index}: the script gave {type(reply).__name__}, not a reply"
-                )
-                reply = error(400, f"fake API: scripted reply is a {type(reply).__name__}")
-        if isinstance(reply, Hang):
-            req.outcome = "hang"
-            self._stop.wait(reply.seconds)
-            h.close_connection = True
-            return
-        if isinstance(reply, RawReply):
-            req.outcome = req.outcome if getattr(req, "outcome", "") else "raw"
-            self._send_raw(h, reply)
-            return
-        if isinstance(reply, ApiError):
-            req.outcome = req.outcome if getattr(req, "outcome", "") else f"error:{reply.status}"
-            headers = dict(reply.headers)
-            if reply.retry_after is not None:
-                headers["retry-after"] = f"{reply.retry_after:g}"
-            self._send(h, reply.status, reply.body(), headers)
-            return
-        if getattr(req, "outcome", "") != "badtool":
-            req.outcome = "ok"
-        self._send(h, 200, self._complete(req, reply), {})
-
-    def _decide(self, req: Request, path: str, has_key: bool) -> Reply:
-        if path.rstrip("/") != "/v1/messages":
-            return error(404, f"fake API serves POST /v1/messages only, not {path}")
-        if not has_key:
-            return error(401, "x-api-key or Authorization: Bearer header is required")
-        fault = self._forced.pop(0) if self._forced else None
-        if fault is None and self.faults.rate and self._rng.random() < self.faults.rate:
-            fault = self._rng.choice(self.faults.kinds)
-        if fault == "badtool" and not req.get("tools"):
-            fault = None  # nothing to get wrong: served as usual, not counted
-        if fault is not None:
-            req.outcome = fault
-            self.injected.append((req.index, fault))
-            if fault in ("truncated", "dropped", "invalid", "badtool"):
-                return self._bad_reply(req, fault)
-            if fault == "hang":
-                return Hang(self.faults.hang_s)
-            if fault == "429":
-                return error(
-                    429,
-                    "Number of request tokens has exceeded your rate limit",
-                    retry_after=self.faults.retry_after,
-                )
-            if fault == "529":
-                return error(529, "Overloaded")
-            return error(int(fault), "Internal server error")
-        if self.strict:
-            problem = _invalid(req)
-            if problem:
-                return error(400, problem)
-        if self.queue:
-            return self.queue.pop(0)
-        if self.handler is not None:
-            try:
-                return self.handler(req)
-            except Exception as err:  # a test's handler crashed: say so in the response and the record
-                self.problems.append(f"request #{req.index}: handler raised {err!r}")
-                return error(400, f"fake API handler raised {err!r}")
-        self.problems.append(f"request #{req.index}: no scripted reply left")
-        return error(400, f"fake API: no scripted reply left for request #{req.index}")
-
-    def _bad_reply(self, req: Request, fault: str) -> Reply:
-        """A 200 that is broken the way `fault` says (see the module docstring)."""
+    def _fault(self, req: Request, fault: str) -> Reply:
+        """A 200 that is broken the way `fault` says (see the module docstring), or an error or a hang."""
+        if fault == "529":
+            return error(529, "Overloaded")
         if fault == "badtool":
             return text("I would tap the button now.")
+        if fault not in ("truncated", "dropped", "invalid"):
+            return super()._fault(req, fault)
         whole = json.dumps(self._complete(req, text("a reply that never arrives whole"))).encode()
         if fault == "truncated":
             return RawReply(whole[: len(whole) // 2])
@@ -497,37 +331,6 @@ class FakeAnthropic:
         body = self._complete(req, text("x"))
         body["content"] = "not a list of blocks"
         return RawReply(json.dumps(body).encode())
-
-    def _send_raw(self, h: BaseHTTPRequestHandler, reply: RawReply) -> None:
-        try:
-            h.send_response(200)
-            h.send_header("content-type", reply.content_type)
-            h.send_header("content-length", str(reply.announce or len(reply.body)))
-            h.send_header("request-id", f"req_fake_{len(self.requests):04d}")
-            h.end_headers()
-            h.wfile.write(reply.body)
-            h.wfile.flush()
-        except OSError:
-            pass
-        if reply.announce:
-            h.close_connection = True
-
-    def _send(
-        self, h: BaseHTTPRequestHandler, status: int, body: dict[str, Any], headers: dict[str, str]
-    ) -> None:
-        data = json.dumps(body).encode()
-        try:
-            h.send_response(status)
-            h.send_header("content-type", "application/json")
-            h.send_header("content-length", str(len(data)))
-            h.send_header("request-id", f"req_fake_{len(self.requests):04d}")
-            for k, v in headers.items():
-                h.send_header(k, v)
-            h.end_headers()
-            h.wfile.write(data)
-            h.wfile.flush()
-        except OSError:  # the client gave up (timeout) and closed the connection
-            h.close_connection = True
 
     def _complete(self, req: Request, reply: dict[str, Any]) -> dict[str, Any]:
         out = json.loads(json.dumps(reply))
@@ -634,13 +437,4 @@ def _invalid(req: Request) -> str | None:
 @pytest.fixture
 def fake_api(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> Iterator[FakeAnthropic]:
     """A started server, with the environment pointing guilens at it (key, base URL, a fresh cache dir)."""
-    api = FakeAnthropic().start()
-    for name, value in api.env().items():
-        monkeypatch.setenv(name, value)
-    monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
-    monkeypatch.setenv("GUILENS_CACHE_DIR", str(tmp_path / "llm-cache"))
-    monkeypatch.setenv("GUILENS_CONFIG_FILE", str(tmp_path / "no-config.toml"))
-    try:
-        yield api
-    finally:
-        api.close()
+    yield from fakehttp.serve_in_env(FakeAnthropic(), monkeypatch, tmp_path, "ANTHROPIC_BASE_URL")

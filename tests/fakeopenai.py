@@ -64,21 +64,22 @@ import base64
 import io
 import itertools
 import json
-import random
-import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from email.message import Message
 from typing import Any
 
 import pytest
+
+from tests import fakehttp
+from tests.fakehttp import Hang, RawReply, Reply
 
 FAKE_OPENAI_KEY = "sk-openai-test-not-a-real-key"
 
 
 @dataclass
-class ApiError:
+class ApiError(fakehttp.ApiError):
     status: int
     message: str
     retry_after: float | None = None
@@ -89,19 +90,6 @@ class ApiError:
         return {"error": {"message": self.message, "type": kinds.get(self.status, "server_error"), "param": None,
                           "code": None}}
 
-
-@dataclass
-class Hang:
-    seconds: float
-
-
-@dataclass
-class RawReply:
-    body: bytes
-    content_type: str = "application/json"
-
-
-Reply = dict[str, Any] | str | ApiError | Hang | RawReply
 
 _ids = itertools.count(1)
 
@@ -160,15 +148,8 @@ def hang(seconds: float) -> Hang:
 # --- requests as received --------------------------------------------------------------------
 
 
-class Request(dict[str, Any]):
+class Request(fakehttp.Request):
     """A request body as received (`raw`: the bytes), plus what the server did with it, and helpers."""
-
-    index: int
-    raw: bytes
-    path: str
-    headers: dict[str, str]
-    outcome: str
-    received_at: float
 
     def parts(self) -> Iterator[tuple[str, dict[str, Any]]]:
         """Every content part (`messages[i].content[j]`, or a whole string content as a text part)."""
@@ -217,82 +198,35 @@ ALL_FAULTS = ("429", "500", "503", "hang", "truncated", "invalid", "badargs")
 
 
 @dataclass
-class Faults:
-    rate: float = 0.0
+class Faults(fakehttp.Faults):
     kinds: tuple[str, ...] = ("429", "500", "503", "hang")
-    retry_after: float = 0.01
-    hang_s: float = 3.0
-    seed: int = 0
 
 
 _PART_TYPES = {"text", "image_url", "input_audio", "file"}
 _ROLES = {"system", "developer", "user", "assistant", "tool"}
 
 
-class FakeOpenAI:
+class FakeOpenAI(fakehttp.FakeServer):
+    label = "fake OpenAI"
+    endpoint = "/v1/chat/completions"
+    url_path = "/v1"
+    thread_name = "fakeopenai"
+    all_faults = ALL_FAULTS
+    tool_fault = "badargs"
+    rate_limit_message = "Rate limit reached for requests"
+    server_error_message = "The server had an error while processing your request"
+    secret_headers = ("authorization", "api-key")
+    request_id_header = "x-request-id"
+    request_id_prefix = "req_fakeoai_"
+    request_type = Request
+
+    requests: list[Request]
+
     def __init__(self, replies: list[Reply] | None = None, *, handler: Callable[[Request], Reply] | None = None,
                  faults: Faults | None = None, strict: bool = True, key: str | None = FAKE_OPENAI_KEY) -> None:
-        self.queue: list[Reply] = list(replies or [])
-        self.handler = handler
-        self.faults = faults or Faults()
-        self.strict = strict
+        super().__init__(replies, handler, faults or Faults(), strict)
         self.key = key
         """The key the server wants as `Authorization: Bearer`; None: any, or none (a local server)."""
-        self.requests: list[Request] = []
-        self.problems: list[str] = []
-        self.injected: list[tuple[int, str]] = []
-        self._forced: list[str] = []
-        self._invalid_turn = 0
-        self._lock = threading.RLock()
-        self._stop = threading.Event()
-        self._server: ThreadingHTTPServer | None = None
-
-    @property
-    def faults(self) -> Faults:
-        return self._faults
-
-    @faults.setter
-    def faults(self, faults: Faults) -> None:
-        self._faults = faults
-        self._rng = random.Random(faults.seed)
-
-    # -- life cycle --
-    def start(self) -> FakeOpenAI:
-        fake = self
-
-        class _Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                fake._serve(self)
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-        self._server.daemon_threads = True
-        self._server.block_on_close = False
-        threading.Thread(target=self._server.serve_forever, args=(0.02,), name="fakeopenai", daemon=True).start()
-        return self
-
-    def close(self) -> None:
-        self._stop.set()
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
-
-    def __enter__(self) -> FakeOpenAI:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    @property
-    def url(self) -> str:
-        assert self._server is not None, "start the server first"
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}/v1"
 
     def env(self) -> dict[str, str]:
         """Environment for a client (or a `guilens` subprocess) that should talk to this server."""
@@ -301,125 +235,33 @@ class FakeOpenAI:
             out["OPENAI_API_KEY"] = self.key
         return out
 
-    # -- scripting --
-    def push(self, *replies: Reply) -> None:
-        with self._lock:
-            self.queue.extend(replies)
+    def _error(self, status: int, message: str, retry_after: float | None = None) -> ApiError:
+        return error(status, message, retry_after=retry_after)
 
-    def fail_next(self, *kinds: str) -> None:
-        unknown = [k for k in kinds if k not in ALL_FAULTS]
-        assert not unknown, f"unknown fault kinds {unknown}; choose from {ALL_FAULTS}"
-        with self._lock:
-            self._forced.extend(kinds)
+    def _text(self, s: str) -> dict[str, Any]:
+        return text(s)
 
-    @property
-    def served(self) -> list[Request]:
-        """Requests answered with a completion (not faulted, not refused)."""
-        return [r for r in self.requests if r.outcome == "ok"]
+    def _auth_error(self, headers: Message) -> str | None:
+        if self.key is not None and (headers.get("authorization") or "") != f"Bearer {self.key}":
+            return "Incorrect API key provided"
+        return None
 
-    def assert_clean(self) -> None:
-        assert not self.problems, "fake OpenAI problems:\n" + "\n".join(self.problems)
-
-    # -- serving --
-    def _serve(self, h: BaseHTTPRequestHandler) -> None:
-        length = int(h.headers.get("content-length") or 0)
-        raw = h.rfile.read(length) if length else b""
-        try:
-            body = json.loads(raw or b"{}")
-        except ValueError:
-            body = {}
-        req = Request(body if isinstance(body, dict) else {})
-        req.raw, req.path, req.received_at, req.outcome = raw, h.path, time.time(), ""
-        auth = h.headers.get("authorization") or ""
-        req.headers = {k.lower(): ("<redacted>" if k.lower() in ("authorization", "api-key") else v)
-                       for k, v in h.headers.items()}
-        with self._lock:
-            req.index = len(self.requests)
-            self.requests.append(req)
-            reply = self._decide(req, h.path, auth)
-            if isinstance(reply, str):
-                reply = text(reply)
-            elif not isinstance(reply, dict | ApiError | Hang | RawReply):
-                self.problems.append(f"request #{req.index}: the script gave {type(reply).__name__}, not a reply")
-                reply = error(400, f"fake OpenAI: scripted reply is a {type(reply).__name__}")
-        if isinstance(reply, Hang):
-            req.outcome = req.outcome or "hang"
-            self._stop.wait(reply.seconds)
-            h.close_connection = True
-            return
-        if isinstance(reply, RawReply):
-            req.outcome = req.outcome or "raw"
-            self._send_bytes(h, 200, reply.body, reply.content_type, {})
-            return
-        if isinstance(reply, ApiError):
-            req.outcome = req.outcome or f"error:{reply.status}"
-            headers = {"retry-after": f"{reply.retry_after:g}"} if reply.retry_after is not None else {}
-            self._send_bytes(h, reply.status, json.dumps(reply.body()).encode(), "application/json", headers)
-            return
-        req.outcome = req.outcome or "ok"
-        self._send_bytes(h, 200, json.dumps(self._complete(req, reply)).encode(), "application/json", {})
-
-    def _decide(self, req: Request, path: str, auth: str) -> Reply:
-        if path.rstrip("/") != "/v1/chat/completions":
-            return error(404, f"fake OpenAI serves POST /v1/chat/completions only, not {path}")
-        if self.key is not None and auth != f"Bearer {self.key}":
-            return error(401, "Incorrect API key provided")
-        fault = self._forced.pop(0) if self._forced else None
-        if fault is None and self.faults.rate and self._rng.random() < self.faults.rate:
-            fault = self._rng.choice(self.faults.kinds)
-        if fault == "badargs" and not req.get("tools"):
-            fault = None
-        if fault is not None:
-            req.outcome = fault
-            self.injected.append((req.index, fault))
-            return self._fault(req, fault)
-        if self.strict:
-            problem = _invalid(req)
-            if problem:
-                return error(400, problem)
-        if self.queue:
-            return self.queue.pop(0)
-        if self.handler is not None:
-            try:
-                return self.handler(req)
-            except Exception as err:
-                self.problems.append(f"request #{req.index}: handler raised {err!r}")
-                return error(400, f"fake OpenAI handler raised {err!r}")
-        self.problems.append(f"request #{req.index}: no scripted reply left")
-        return error(400, f"fake OpenAI: no scripted reply left for request #{req.index}")
+    def _check(self, req: Request) -> str | None:
+        return _invalid(req)
 
     def _fault(self, req: Request, fault: str) -> Reply:
-        if fault == "hang":
-            return Hang(self.faults.hang_s)
-        if fault == "429":
-            return error(429, "Rate limit reached for requests", retry_after=self.faults.retry_after)
-        if fault in ("500", "503"):
-            return error(int(fault), "The server had an error while processing your request")
         if fault == "badargs":
             name = str(((req.get("tools") or [{}])[0].get("function") or {}).get("name", "act"))
             return raw_args(name, '{"action": {"type": "tap", "x": 10,')
         if fault == "truncated":
             whole = json.dumps(self._complete(req, text("a reply that never arrives whole"))).encode()
             return RawReply(whole[: len(whole) // 2])
+        if fault != "invalid":
+            return super()._fault(req, fault)
         self._invalid_turn += 1
         if self._invalid_turn % 2:
             return RawReply(b"<html><body>502 Bad Gateway</body></html>", content_type="text/html")
         return RawReply(b'{"object": "chat.completion", "unexpected": true}')
-
-    def _send_bytes(self, h: BaseHTTPRequestHandler, status: int, data: bytes, ctype: str,
-                    headers: dict[str, str]) -> None:
-        try:
-            h.send_response(status)
-            h.send_header("content-type", ctype)
-            h.send_header("content-length", str(len(data)))
-            h.send_header("x-request-id", f"req_fakeoai_{len(self.requests):04d}")
-            for k, v in headers.items():
-                h.send_header(k, v)
-            h.end_headers()
-            h.wfile.write(data)
-            h.wfile.flush()
-        except OSError:  # the client gave up and closed the connection
-            h.close_connection = True
 
     def _complete(self, req: Request, reply: dict[str, Any]) -> dict[str, Any]:
         out = json.loads(json.dumps(reply))
@@ -504,13 +346,4 @@ def _invalid(req: Request) -> str | None:
 @pytest.fixture
 def fake_openai(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> Iterator[FakeOpenAI]:
     """A started server, with the environment pointing guilens's openai provider at it."""
-    api = FakeOpenAI().start()
-    for name, value in api.env().items():
-        monkeypatch.setenv(name, value)
-    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
-    monkeypatch.setenv("GUILENS_CACHE_DIR", str(tmp_path / "llm-cache"))
-    monkeypatch.setenv("GUILENS_CONFIG_FILE", str(tmp_path / "no-config.toml"))
-    try:
-        yield api
-    finally:
-        api.close()
+    yield from fakehttp.serve_in_env(FakeOpenAI(), monkeypatch, tmp_path, "OPENAI_BASE_URL")
