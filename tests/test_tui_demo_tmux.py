@@ -4,6 +4,7 @@ accepting the suggestion continues, the episode ends with success, and `q` quits
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -11,6 +12,7 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -57,16 +59,18 @@ def step_of(text: str) -> int:
     return int(m.group(1)) if m else -1
 
 
-@pytest.fixture
-def pane(tmp_path: Path):  # type: ignore[no-untyped-def]
-    name = f"guilens-test-{uuid.uuid4().hex[:8]}"
+@contextlib.contextmanager
+def demo_in_tmux(tmp_path: Path, prefix: str, cols: int, rows: int) -> Iterator[tuple[Pane, Path]]:
+    """`guilens demo --out <tmp_path>/runs` in a fresh tmux session of `cols` x `rows` (truecolor, no config
+    file, its own cache); the pane ends with `EXITED <status>` once the app exits. Killed afterwards."""
+    name = f"guilens-{prefix}-{uuid.uuid4().hex[:8]}"
     out = tmp_path / "runs"
     env = {"COLORTERM": "truecolor", "GUILENS_CONFIG_FILE": str(tmp_path / "none.toml"),
            "GUILENS_CACHE_DIR": str(tmp_path / "cache"), "TERM": "xterm-256color"}
-    # The size from the terminal, not from COLUMNS/LINES, which a tmux server started without a terminal
-    # carries in its environment (the app would run at 80x24 in the 200x60 pane).
+    # The size from the terminal, not from COLUMNS/LINES: a tmux server started from a process without one
+    # carries COLUMNS=80 LINES=24 in its global environment, which Textual (through shutil) would take instead.
     command = f"env -u COLUMNS -u LINES {guilens_binary()} demo --out {out}; echo EXITED $?; sleep 60"
-    args = [TMUX, "new-session", "-d", "-s", name, "-x", "200", "-y", "60", "-c", str(tmp_path)]
+    args = [TMUX, "new-session", "-d", "-s", name, "-x", str(cols), "-y", str(rows), "-c", str(tmp_path)]
     for k, v in env.items():
         args += ["-e", f"{k}={v}"]
     subprocess.run([*args, command], check=True, env={**os.environ, **env})  # type: ignore[list-item]
@@ -74,6 +78,12 @@ def pane(tmp_path: Path):  # type: ignore[no-untyped-def]
         yield Pane(name), out
     finally:
         subprocess.run([TMUX, "kill-session", "-t", name], check=False, capture_output=True)  # type: ignore[list-item]
+
+
+@pytest.fixture
+def pane(tmp_path: Path):  # type: ignore[no-untyped-def]
+    with demo_in_tmux(tmp_path, "test", 200, 60) as p:
+        yield p
 
 
 def test_the_demo_runs_to_success_under_a_persons_keys(pane) -> None:  # type: ignore[no-untyped-def]

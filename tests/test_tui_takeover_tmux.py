@@ -13,13 +13,11 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-import subprocess
 import time
-import uuid
 from pathlib import Path
 
 import pytest
-from test_tui_demo_tmux import TMUX, Pane, guilens_binary
+from test_tui_demo_tmux import TMUX, Pane, demo_in_tmux
 from test_tui_textview_tmux import phone_pane
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(TMUX is None, reason="needs tmux")]
@@ -39,19 +37,7 @@ def on_phone(p: Pane, pattern: str, timeout: float = 20.0) -> str:
 
 
 def test_pause_take_over_and_tap_an_element_by_keys_in_tmux(tmp_path: Path) -> None:
-    name = f"guilens-takeover-{uuid.uuid4().hex[:8]}"
-    out = tmp_path / "runs"
-    env = {"COLORTERM": "truecolor", "GUILENS_CONFIG_FILE": str(tmp_path / "none.toml"),
-           "GUILENS_CACHE_DIR": str(tmp_path / "cache"), "TERM": "xterm-256color"}
-    args = [TMUX, "new-session", "-d", "-s", name, "-x", "100", "-y", "30", "-c", str(tmp_path)]
-    for k, v in env.items():
-        args += ["-e", f"{k}={v}"]
-    # The size must come from the terminal: a tmux server started from a process without one carries
-    # COLUMNS=80 LINES=24 in its global environment, which Textual (through shutil) would take instead.
-    command = f"env -u COLUMNS -u LINES {guilens_binary()} demo --out {out}; echo EXITED $?; sleep 60"
-    subprocess.run([*args, command], check=True)  # type: ignore[list-item]
-    p = Pane(name)
-    try:
+    with demo_in_tmux(tmp_path, "takeover", 100, 30) as (p, out):
         p.wait(r"The agent asks · step 1\b", timeout=60)
         p.keys("Escape")  # answer later
         p.wait(r"(?s)^(?!.*The agent asks).*waiting for an answer", timeout=10)
@@ -74,8 +60,6 @@ def test_pause_take_over_and_tap_an_element_by_keys_in_tmux(tmp_path: Path) -> N
         p.wait(r"Cancel and quit", timeout=10)
         p.keys("y")
         p.wait(r"EXITED 0", timeout=30)
-    finally:
-        subprocess.run([TMUX, "kill-session", "-t", name], check=False, capture_output=True)  # type: ignore[list-item]
     episode = next(out.glob("*/*/attempt-1"))
     assert json.loads((episode / "episode.json").read_text())["status"] == "aborted"
     steps = [json.loads(line) for line in (episode / "steps.jsonl").read_text().splitlines()]

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from test_tui_demo_tmux import TMUX, Pane, guilens_binary
+from test_tui_demo_tmux import TMUX, demo_in_tmux
 
 from guilens.device.uitree import parse_ui_xml
 from guilens.screens.widgets.textlabels import count_shown, visible_labels
@@ -52,22 +52,7 @@ def all_texts(xml: str) -> list[str]:
 
 
 def test_the_phones_text_is_in_the_tmux_capture(tmp_path: Path) -> None:
-    import subprocess
-    import uuid
-
-    name = f"guilens-text-{uuid.uuid4().hex[:8]}"
-    out = tmp_path / "runs"
-    env = {"COLORTERM": "truecolor", "GUILENS_CONFIG_FILE": str(tmp_path / "none.toml"),
-           "GUILENS_CACHE_DIR": str(tmp_path / "cache"), "TERM": "xterm-256color"}
-    args = [TMUX, "new-session", "-d", "-s", name, "-x", "200", "-y", "60", "-c", str(tmp_path)]
-    for k, v in env.items():
-        args += ["-e", f"{k}={v}"]
-    # The size from the terminal, not from COLUMNS/LINES: a tmux server started without a terminal carries
-    # COLUMNS=80 LINES=24 in its global environment, and the app would run at 80x24 in a 200x60 pane.
-    command = f"env -u COLUMNS -u LINES {guilens_binary()} demo --out {out}; sleep 60"
-    subprocess.run([*args, command], check=True)  # type: ignore[list-item]
-    p = Pane(name)
-    try:
+    with demo_in_tmux(tmp_path, "text", 200, 60) as (p, out):
         p.wait(r"The agent asks · step 1\b", timeout=60)  # steps are numbered from 1 where people read them
         p.keys("Enter")
         p.wait(rf"The agent asks · step {ASK_STEP + 1}\b", timeout=60)
@@ -79,8 +64,6 @@ def test_the_phones_text_is_in_the_tmux_capture(tmp_path: Path) -> None:
         p.keys("Enter")
         p.wait(r"finished: success", timeout=60)
         p.keys("q")
-    finally:
-        subprocess.run([TMUX, "kill-session", "-t", name], check=False, capture_output=True)  # type: ignore[list-item]
     ep = next(out.glob("*/*/attempt-1"))
     assert json.loads((ep / "episode.json").read_text())["status"] == "success"
     xml = (ep / "ui" / f"{ASK_STEP:04d}.xml").read_text()
