@@ -113,6 +113,17 @@ class Settings(BaseModel):
     screenshot_dir: Path | None = None
     """Where the TUI's screenshots (palette: Screenshot) go. Unset: beside the run in view
     (`<run>/screenshots/`), else `<run_dir>/screenshots/`; the folder is made when needed."""
+    ask: Literal["on", "off"] = "on"
+    """ScenDroid's Active (`on`) or Passive (`off`) mode (`--ask`): whether the agent may ask the
+    user (`ask_user`). Off, the action is not offered to the agent, and one it emits anyway is
+    refused as an invalid action, never reaching the user."""
+    max_questions: int | None = Field(default=None, ge=0)
+    """ScenDroid's per-task clarification budget (`--max-questions`): questions an attempt may ask
+    before a further `ask_user` is refused. Unset: no budget (the paper never gives its value)."""
+    context: Literal["episodic", "augmented"] = "episodic"
+    """ScenDroid's modes for a day of tasks (`--context`): `episodic` starts each task with a fresh
+    agent session; `augmented` gives the agent the context pack of the day's earlier tasks
+    (instruction, outcome, answer and values, and the actions taken)."""
     renderer: Literal["auto", "halfcell", "sixel", "tgp", "iterm", "text"] = "auto"
     """How the TUI draws the phone: `auto` picks Kitty graphics, Sixel or iTerm2 images where the
     terminal draws them, else half cells with the text of the UI tree beside them (`--renderer`

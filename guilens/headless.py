@@ -93,8 +93,11 @@ class HeadlessObserver:
         parallel: bool = False,
         control: RunControl | None = None,
         keys: IO[str] | None = None,
+        modes: str = "",
     ) -> None:
         self.stream = stream if stream is not None else sys.stdout
+        self.modes = modes
+        """ScenDroid's modes for the start line when they are not the defaults (`RunModes.describe`)."""
         tty = bool(getattr(self.stream, "isatty", lambda: False)())
         # NO_COLOR (or --no-color, which sets it) means plain lines, not just Rich without colour: Rich
         # keeps bold and the progress bar's cursor moves, and no-color.org asks for no colour codes.
@@ -134,7 +137,9 @@ class HeadlessObserver:
 
     # -- run --------------------------------------------------------------------------------
     def on_run_started(self, run_dir: Path, total: int) -> None:
-        self._print(f"run {run_dir}  ({total} task{'s' if total != 1 else ''})", "bold")
+        modes = self.modes
+        self._print(f"run {run_dir}  ({total} task{'s' if total != 1 else ''})" + (f"  · {modes}" if modes else ""),
+                    "bold")
         with self._lock:
             if self.show_progress and total > 1:
                 self._progress = Progress(

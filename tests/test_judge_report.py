@@ -53,15 +53,18 @@ def test_judge_then_report_json_carries_every_metric(run: Path) -> None:
     assert data["run"]["agent"] == "test" and m["attempts"] == 2 and m["episodes"] == 3
     assert m["sr"]["value"] == 0.5 and m["pass_at_k"]["2"]["value"] == 1.0
     assert m["frr"]["value"] == 1.0  # the one task that failed first recovered at attempt 2 (w2 = 1)
-    assert m["mtpr"]["value"] == 0.0 and m["irr"]["n"] == 0  # the failed memory task has no IRR (no key)
+    assert m["mtpr"]["value"] == 0.0
+    assert (m["irr"]["value"], m["irr"]["n"]) == (0.0, 1)  # counted by the rules with no key: 0 of its items
     assert m["cas"]["value"] == pytest.approx((0 + 1 / 1.5) / 2)
     assert m["user_turns_total"] == 1
     ep = {(e["task"], e["attempt"]): e for e in data["episodes"]}
     assert ep[("note", 1)]["outcome_source"] == "judge:rules" and ep[("note", 1)]["success"] is False
     assert ep[("note", 2)]["milestones"] == [{"id": "editor", "reached": True, "agent_steps": 1},
                                              {"id": "saved", "reached": True, "agent_steps": 3}]
-    irr = json.loads((run / "note/attempt-1/verdict.json").read_text())["stages"][-1]
-    assert irr["stage"] == "irr" and irr["status"] == "skipped" and "ANTHROPIC_API_KEY" in irr["reason"]
+    stages = {s["stage"]: s for s in json.loads((run / "note/attempt-1/verdict.json").read_text())["stages"]}
+    assert stages["irr"]["status"] == "done" and stages["irr"]["details"]["method"] == "rules"
+    mode = stages["failure_mode"]  # not a timeout, not a partial IRR: only a model could classify it
+    assert mode["status"] == "skipped" and "ANTHROPIC_API_KEY" in mode["reason"]
 
 
 def test_report_tables_in_the_terminal(run: Path) -> None:
@@ -111,7 +114,7 @@ def test_html_report_is_one_file_with_plots_and_embedded_screens(run: Path, tmp_
     for h in files:
         assert (html_file.parent / unquote(h)).exists(), h
     svgs = text.count("<svg")
-    assert svgs == 9
+    assert svgs == 10  # the nine plots and the failure modes
     for chunk in text.split("<svg")[1:]:
         ET.fromstring("<svg" + chunk.split("</svg>")[0] + "</svg>")  # each plot is well-formed SVG
 
@@ -143,5 +146,6 @@ def test_judge_json_and_rules_only(tmp_path: Path) -> None:
     out = cli("judge", str(ep), "--rules-only", "--json")
     assert out.returncode == 0, out.stderr
     (v,) = json.loads(out.stdout)
-    assert v["decision"] == "success" and v["stages_requested"] == ["rules"] and [s["stage"] for s in v["stages"]] == [
-        "rules"]
+    # --rules-only: every stage that asks no model; a success has no failure mode to classify
+    assert v["decision"] == "success" and v["stages_requested"] == ["rules", "irr", "failure_mode"]
+    assert [s["stage"] for s in v["stages"]] == ["rules", "irr"]

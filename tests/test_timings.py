@@ -23,7 +23,8 @@ from guilens.control import QuestionChannel, RunControl
 from guilens.describe import step_times
 from guilens.episode import Episode, EpisodeReader, Recorder, Step, StepTimings, Timings
 from guilens.judge.html import render_html
-from guilens.judge.report import load_report, print_report
+from guilens.judge.report import load_report
+from guilens.judge.report_text import print_report
 from guilens.screens.widgets.render import render_step
 from tests.judge_helpers import T0, make_run, screen, ui_xml
 from tests.runner_helpers import SMALL, run, write_scenarios

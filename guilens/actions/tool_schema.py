@@ -10,6 +10,7 @@ here, importing nothing from the agents, so either can use it without a cycle.
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from guilens.actions.model import ACTION_TYPES, DIRECTIONS, KEYS
@@ -61,3 +62,15 @@ ACTION_SCHEMA: dict[str, Any] = {
     "required": ["type"],
 }
 """The `action` argument of an act tool: every action of `guilens.actions`, in one flat object."""
+
+
+def action_schema(*, ask: bool = True) -> dict[str, Any]:
+    """The `action` argument (a copy); `ask=False` leaves `ask_user` out of the types, the fields and
+    the help (ScenDroid's Passive mode, `--ask off`), so the model is not offered what it may not do."""
+    schema = copy.deepcopy(ACTION_SCHEMA)
+    if ask:
+        return schema
+    schema["properties"]["type"]["enum"] = [t for t in ACTION_TYPES if t != "ask_user"]
+    schema["properties"].pop("question", None)
+    schema["description"] = "\n".join(ln for ln in ACTION_HELP.splitlines() if not ln.startswith("- ask_user"))
+    return schema

@@ -33,6 +33,24 @@ if TYPE_CHECKING:
 
 
 @dataclass
+class EarlierTask:
+    """One earlier task of a day, as ScenDroid's context pack gives it to an agent (`--context augmented`):
+    the completed task's record and a summary of its trajectory."""
+
+    task: str
+    instruction: str
+    outcome: str
+    """The attempt's status as recorded (`success`, `failure`, `timeout`, `blocked`, ...)."""
+    answer: str | None = None
+    values: dict[str, str] = field(default_factory=dict)
+    """The values the task handed on to later tasks of the day."""
+    actions: list[str] = field(default_factory=list)
+    """The trajectory summarised: one line per step (its description, the question asked and answered)."""
+    clock: str | None = None
+    """When in the day the task ran (its first step's clock), if it ran."""
+
+
+@dataclass
 class AgentContext:
     """What an agent knows when an attempt starts."""
 
@@ -54,6 +72,13 @@ class AgentContext:
     seed: int | None = None
     values: dict[str, str] = field(default_factory=dict)
     """Values earlier tasks of a sequence produced (`{name}` templates in the task's reference)."""
+    ask: bool = True
+    """Whether `ask_user` is offered (ScenDroid's Active mode); off (`--ask off`, Passive), an agent
+    leaves it out of what it tells its model, and the runner refuses one emitted anyway."""
+    max_questions: int | None = None
+    """The attempt's clarification budget (`--max-questions`); None: no budget."""
+    earlier_tasks: list[EarlierTask] = field(default_factory=list)
+    """The day's earlier tasks (`--context augmented`); empty in episodic mode and outside a day."""
 
 
 @dataclass
@@ -71,6 +96,8 @@ class StepInput:
     """The user's answer, when the previous action was `ask_user`."""
     history: list[dict[str, Any]] = field(default_factory=list)
     """Earlier steps of this attempt: action, description, question and answer."""
+    questions_left: int | None = None
+    """Questions the agent may still ask in this attempt (`--max-questions`); None: no budget."""
 
 
 @dataclass

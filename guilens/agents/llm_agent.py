@@ -31,7 +31,15 @@ from guilens.agents.memory import ChainOfMemory, MultiTurn, Strategy, Turn, defa
 from guilens.agents.perception import Perception, screen_text
 from guilens.agents.perception import read as read_perception
 from guilens.agents.perception import request as perception_request
-from guilens.agents.prompts import LESSONS_TOOL, attempt_summary, load_prompt
+from guilens.agents.prompts import (
+    LESSONS_TOOL,
+    act_system_prompt,
+    act_tool_without_ask,
+    attempt_summary,
+    context_pack,
+    load_prompt,
+    question_budget,
+)
 from guilens.device.uitree import actionable_elements
 from guilens.episode import LTMEntry, Usage
 from guilens.episode_model import Retry
@@ -114,6 +122,7 @@ class LLMAgent:
     # -- protocol --
     def reset(self, context: AgentContext) -> None:
         self.context = context
+        self.fmt.ask = context.ask  # Passive mode: the format's prompt leaves ask_user out
         self.strategy.reset(context.ltm)
         self.qa: list[tuple[str, str]] = []
         self._pending_question: str | None = None
@@ -130,7 +139,8 @@ class LLMAgent:
 
     def step(self, inp: StepInput) -> AgentStep:
         if self._pending_question is not None:
-            self.qa.append((self._pending_question, inp.user_answer or "(no answer)"))
+            if inp.last_error is None:  # a question the run refused (--ask off, the budget) got no answer
+                self.qa.append((self._pending_question, inp.user_answer or "(no answer)"))
             self._pending_question = None
         if self.strategy.turns:
             self.strategy.turns[-1].result = inp.last_result
@@ -142,10 +152,13 @@ class LLMAgent:
             view.screen_info = perceived.screen_info
             if not self.native:  # CoM's order: STM and LTM are updated before the decision
                 result = self._remember(inp, perceived.action_result, perceived.memory if perceived.keep else None)
-        content = self.dialect.user_content(view, first=not (self.strategy.chat and self.strategy.turns))
+        first = not (self.strategy.chat and self.strategy.turns)
+        content = self._with_modes(self.dialect.user_content(view, first=first), inp, first=first)
         tools, tool_choice = self.dialect.tools(self.strategy)
+        if tools and not self.context.ask:
+            tools = [act_tool_without_ask(t) if t.get("name") == "act" else t for t in tools]
         got, total, calls, problem = self._ask(
-            lambda resp: (resp, self.dialect.read(resp, view)), self.dialect.repair, self.dialect.system(view),
+            lambda resp: (resp, self.dialect.read(resp, view)), self.dialect.repair, self._system(view),
             self._messages(inp.index, content), total, calls, tools=tools, tool_choice=tool_choice,
             max_tokens=self.max_tokens, extra=self.request_extra)
         if got is None:
@@ -171,6 +184,30 @@ class LLMAgent:
             history=self.strategy.history(),
             images=self.strategy.kept_images(inp.index) if isinstance(self.strategy, MultiTurn) else [],
         )
+
+    def _system(self, view: StepView) -> list[dict[str, Any]]:
+        """The dialect's system blocks, in the run's modes: the act prompt without asking in Passive
+        mode, and the context pack (augmented mode) between the prompt and the task block, where it
+        stays the same for the whole attempt and so is cached with them."""
+        blocks = self.dialect.system(view)
+        if not self.native or not blocks:
+            return blocks
+        if not self.context.ask:
+            blocks[0] = {**blocks[0], "text": act_system_prompt(view.strategy.name, ask=False)}
+        if self.context.earlier_tasks:
+            blocks.insert(1, {"type": "text", "text": context_pack(self.context.earlier_tasks)})
+        return blocks
+
+    def _with_modes(self, content: list[dict[str, Any]], inp: StepInput, *, first: bool) -> list[dict[str, Any]]:
+        """The step's user content with what the run's modes add: the context pack first in a text
+        format's opening turn (the native act prompt has it in the system blocks), and the question
+        budget left (`--max-questions`) at every step."""
+        out = list(content)
+        if first and not self.native and self.context.earlier_tasks:  # before the step's text (after
+            at = next((i for i, b in enumerate(out) if b.get("type") == "text"), 0)  # an image-first screen)
+            out.insert(at, {"type": "text", "text": context_pack(self.context.earlier_tasks)})
+        budget = question_budget(inp.questions_left, self.context.max_questions) if self.context.ask else ""
+        return [*out, {"type": "text", "text": budget}] if budget else out
 
     def _messages(self, index: int, content: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if not isinstance(self.strategy, MultiTurn):  # the one chat strategy

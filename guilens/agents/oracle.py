@@ -1,5 +1,9 @@
 """The oracle agent: plays the task's reference solution, asking the user where the level leaves a slot out.
 
+Where the run does not let it ask (`--ask off`, ScenDroid's Passive mode, or a question budget
+spent), it fills the slot from what it knows, the task's L0 intent, and says so in its thought:
+the oracle is the yardstick of what a task takes, not a model of what an agent could guess.
+
 It drives demos and tests, and is the yardstick a real agent is compared with:
 deterministic, within the golden steps, and keeping its memory the way a
 Chain-of-Memory agent would, so the memory panel has something true to show.
@@ -107,11 +111,21 @@ class OracleAgent:
             move = self._resynchronise(inp.observation, result)
             if move is not None:
                 return move
+        assumed: list[str] = []
         try:
             ra = self.player.next_step(inp.observation)
+            while ra is not None and ra.action.type == "ask_user" and not self._may_ask(inp):
+                for spec in ra.remember:
+                    self._remember(spec.app, spec.content, inp.index)
+                assumed.append(self._assume(ra))
+                ra = self.player.next_step(inp.observation)
         except ReferenceError as err:
             return self._give_up(f"The screen is not what the reference expects, so I stop: {err}", str(err),
                                  "give up: the reference cannot go on from this screen", result)
+        if ra is not None and assumed:
+            why = "my question budget is spent" if self.context is None or self.context.ask else "asking is off in this run"
+            ra.thought = f"I may not ask the user ({why}), so I go on with what I know: {'; '.join(assumed)}. " + (
+                ra.thought or ra.description)
         if ra is None:
             self._last = "finish"
             return AgentStep(action=Finish(status="success"), thought="The reference is played out.",
@@ -126,6 +140,19 @@ class OracleAgent:
             action_result=result,
             memory=self._memory(),
         )
+
+    def _may_ask(self, inp: StepInput) -> bool:
+        """Whether the run lets the oracle ask now: Active mode, and questions left in the budget."""
+        return (self.context is None or self.context.ask) and inp.questions_left != 0
+
+    def _assume(self, ra: Any) -> str:
+        """In place of asking (Passive mode, or the budget spent): the slot the question was for, filled
+        from what the oracle knows, the task's L0 intent. Returns what it assumed, for its thought."""
+        assert self.context is not None, "reset() first"
+        slot = getattr(ra, "slot", None)
+        value = {**self.context.task.user.values, **self.context.values}.get(slot) if slot else None
+        self.player.answered(value or "")
+        return f"{slot} = {value}" if slot else f"no answer to {ra.action.question!r}"
 
     def _give_up(self, thought: str, why: str, description: str, result: str) -> AgentStep:
         self.gave_up = why

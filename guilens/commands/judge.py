@@ -22,10 +22,17 @@ def register(app: typer.Typer) -> None:
         stages: list[str] = typer.Option(
             None, "--stages", "-s",
             help="Stages to run, exactly (comma-separated or repeated): rules, milestones, scrutiny, irr, "
-                 "or triage/describe/semantic/visual. Default: all, escalating (the LLM stages only when the rules "
+                 "failure_mode, or triage/describe/semantic/visual. Default: all, escalating (the LLM stages only when the rules "
                  "cannot decide).",
         ),
-        rules_only: bool = typer.Option(False, "--rules-only", help="Only the rules stage: no model calls."),
+        rules_only: bool = typer.Option(
+            False, "--rules-only",
+            help="No model calls: the rules, and what rules can tell of IRR and of the failure modes "
+                 "(an execution timeout, a partial IRR)."),
+        all_stages: bool = typer.Option(
+            False, "--all-stages",
+            help="Run every stage, the LLM judges too, even where the rules decided, to compare them; the "
+                 "decision still follows authority (rules first), and disagreements are shown."),
         model: str = typer.Option(
             None, "--model", "--judge-model", "-m",
             help="Judge model: openai:MODEL, anthropic:MODEL or a Claude name (default: the judge_model setting)."),
@@ -48,12 +55,16 @@ def register(app: typer.Typer) -> None:
 
         if not path.exists():
             raise UserError(f"{path}: no such file or directory")
-        chosen = ["rules"] if rules_only else (stages or None)
-        if rules_only and stages:
-            raise UserError("--rules-only and --stages do not go together; pick one")
+        from guilens.judge.options import DEFAULT_STAGES, RULES_ONLY_STAGES
+
+        picked = [name for name, on in (("--rules-only", rules_only), ("--all-stages", all_stages),
+                                        ("--stages", bool(stages))) if on]
+        if len(picked) > 1:
+            raise UserError(f"{' and '.join(picked)} do not go together; pick one")
+        chosen = list(RULES_ONLY_STAGES) if rules_only else list(DEFAULT_STAGES) if all_stages else (stages or None)
         unpriced = _check_models(model, describe_model, base_url)
         _check_verdicts_writable(path, force=force)
-        total = {"n": 0, "cost": 0.0, "reused": 0}
+        total = {"n": 0, "cost": 0.0, "reused": 0, "disagree": 0}
 
         def show(d: Path, v: object) -> None:
             from guilens.judge.verdict import Verdict
@@ -62,6 +73,7 @@ def register(app: typer.Typer) -> None:
             total["n"] += 1
             total["cost"] += v.usage.cost_usd
             total["reused"] += int(v.reused)
+            total["disagree"] += int(bool(v.disagreements()))
             if as_json:
                 return
             colour = {"success": "green", "failure": "red"}.get(v.decision, "yellow")
@@ -71,7 +83,10 @@ def register(app: typer.Typer) -> None:
                 "price unknown" if unpriced and not v.usage.cost_usd and (v.usage.input_tokens or v.usage.output_tokens)
                 else f"${v.usage.cost_usd:.4f}")
             progress = f" milestones {sum(1 for m in v.milestones if m.reached)}/{len(v.milestones)}" if v.milestones else ""
-            typer.echo(f"{rel}  " + typer.style(f"{v.decision:9}", fg=colour) + f" {by:14} {cost}{progress}")
+            mode = _mode_text(v.failure_mode, v.failure_steps)
+            typer.echo(f"{rel}  " + typer.style(f"{v.decision:9}", fg=colour) + f" {by:14} {cost}{progress}{mode}")
+            for s in v.disagreements():
+                typer.secho(f"    disagree: {s.stage} says {s.decision} ({s.reason})", fg="magenta")
             for w in v.warnings:
                 typer.secho(f"    warning: {w}", fg="yellow")
             if v.decision == "undecided" or any(s.status == "error" for s in v.stages):
@@ -79,16 +94,20 @@ def register(app: typer.Typer) -> None:
                     if s.status in ("error", "undecided") or (s.status == "skipped" and v.decision == "undecided"
                                                              and s.stage != "visual"):
                         typer.echo(f"    {s.stage}: {s.status}: {s.reason}")
+            fm = v.stage("failure_mode")
+            if v.decision == "failure" and fm is not None and fm.status in ("undecided", "error"):
+                typer.echo(f"    failure_mode: {fm.status}: {fm.reason}")
 
         try:
             results = judge_path(path, chosen, model, force, on_done=show, describe_model=describe_model,
-                                 base_url=base_url)
+                                 base_url=base_url, llm=not rules_only)
         except (JudgeError, EpisodeError) as err:
             raise UserError(str(err)) from None
         except OSError as err:  # the disk failed part way: the verdicts written so far are kept
             raise StorageError.of(getattr(err, "filename", None) or path, err) from None
         if as_json:
-            typer.echo(json.dumps([{"path": str(d), **v.model_dump(mode="json"), "reused": v.reused}
+            typer.echo(json.dumps([{"path": str(d), **v.model_dump(mode="json"), "reused": v.reused,
+                                    "disagreements": [s.stage for s in v.disagreements()]}
                                    for d, v in results], indent=2))
             return
         if total["n"] > 1:
@@ -99,6 +118,8 @@ def register(app: typer.Typer) -> None:
             spent = f"${total['cost']:.4f}" + (" (a model's price is unknown)" if unpriced else "")
             typer.echo(f"{total['n']} episodes: {summary}; judge cost {spent}"
                        + (f" ({total['reused']} unchanged, not re-judged)" if total["reused"] else ""))
+        if all_stages or (total["disagree"] and total["n"] > 1):
+            typer.echo(f"stages disagree with the decision on {total['disagree']} of {total['n']} episodes")
 
     @app.command()
     def report(
@@ -108,7 +129,8 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Metrics of a run: SR, pass@k, FRR, IRR, MTPR, ATP, MSR, step ratio, time and cost, CAS, APR/PPR."""
         from guilens.cli import UserError
-        from guilens.judge.report import load_report, print_report
+        from guilens.judge.report import load_report
+        from guilens.judge.report_text import print_report
 
         if not run.exists():
             raise UserError(f"{run}: no such directory")
@@ -127,6 +149,14 @@ def register(app: typer.Typer) -> None:
             typer.echo(json.dumps(rep.to_json(), indent=2, default=str))
         else:
             print_report(rep)
+
+
+def _mode_text(mode: str | None, steps: list[int]) -> str:
+    """`  output_memory_hallucination (steps 3, 5)`: a failure's mode and the steps it blames."""
+    if not mode:
+        return ""
+    blamed = f" (step{'s' if len(steps) > 1 else ''} {', '.join(map(str, steps))})" if steps else ""
+    return f"  {mode}{blamed}"
 
 
 def _check_models(model: str | None, describe_model: str | None, base_url: str | None) -> bool:

@@ -118,6 +118,7 @@ def run_plan(plan: RunPlan, *, headless: bool, thoughts: bool = False, renderer:
     from guilens.device.base import DeviceError
     from guilens.headless import ConsoleResponder, HeadlessObserver
     from guilens.run.engine import Runner
+    from guilens.run.modes import RunModes
 
     control, channel = RunControl(), QuestionChannel()
     if plan.agent == "human" or plan.user == "human":
@@ -125,7 +126,8 @@ def run_plan(plan: RunPlan, *, headless: bool, thoughts: bool = False, renderer:
     from guilens.storage import StorageError
 
     observer = HeadlessObserver(sys.stderr if progress_to_stderr else None, thoughts=thoughts,
-                                parallel=len(plan.devices) > 1, control=control)
+                                parallel=len(plan.devices) > 1, control=control,
+                                modes=RunModes.of_settings(plan.settings).describe())
     runner = Runner(plan, observers=[observer], control=control, channel=channel)
     try:
         result = runner.run()
@@ -228,6 +230,15 @@ def register(app: typer.Typer) -> None:
                                            help="--memory multiturn: screenshots per request (default 5)."),
         screen_info: bool = typer.Option(None, "--screen-info/--no-screen-info",
                                          help="Chain-of-Memory's ScreenInfo: one more call per step."),
+        ask: str = typer.Option(None, "--ask", metavar="on|off",
+                                help="ScenDroid's Active (on, the default) or Passive (off) mode: whether the "
+                                     "agent may ask the user (ask_user)."),
+        max_questions: int = typer.Option(None, "--max-questions", metavar="N",
+                                          help="Clarification budget: questions per attempt before a further "
+                                               "ask_user is refused (default: none)."),
+        context: str = typer.Option(None, "--context", metavar="episodic|augmented",
+                                    help="A day of tasks: episodic (default; a fresh agent session per task) "
+                                         "or augmented (the agent is given the day's earlier tasks)."),
         seed: int = typer.Option(None, "--seed", help="Seed for agents that draw random numbers."),
         headless: bool = typer.Option(False, "--headless", help="No TUI: one line per step on standard output."),
         thoughts: bool = typer.Option(False, "--thoughts", help="Headless: print the agent's thought under each step."),
@@ -246,9 +257,11 @@ def register(app: typer.Typer) -> None:
                                   all_attempts=all_attempts, max_steps=max_steps, out=out, model=model, seed=seed)
         options = {"agent_format": format, "agent_memory": memory, "agent_base_url": base_url,
                    "max_pixels": max_pixels, "history_images": history_images, "screen_info": screen_info,
-                   "user_model": user_model, "user_base_url": user_base_url, "disconnect_wait_s": disconnect_wait}
+                   "user_model": user_model, "user_base_url": user_base_url, "disconnect_wait_s": disconnect_wait,
+                   "ask": ask, "max_questions": max_questions, "context": context}
         shown = {"user_model": user_model, "user_base_url": user_base_url, "base_url": base_url, "format": format, "memory": memory, "max_pixels": max_pixels,
-                 "history_images": history_images, "screen_info": screen_info}
+                 "history_images": history_images, "screen_info": screen_info, "ask": ask,
+                 "max_questions": max_questions, "context": context}
         plan = _plan(target, command=_command("run", target, {**kw, **shown, "headless": headless or as_json}),
                      options=options, **kw)
         if not as_json:

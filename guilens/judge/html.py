@@ -29,7 +29,8 @@ from guilens.judge.html_charts import (
 )
 from guilens.judge.html_static import CSS, JS
 from guilens.judge.html_trajectory import OUTCOME, episode_id, episode_section
-from guilens.judge.report import EpisodeRow, RunReport, fmt_metric, headline, time_columns
+from guilens.judge.report import EpisodeRow, RunReport
+from guilens.judge.report_text import fmt_metric, headline, run_modes, time_columns
 from guilens.storage import StorageError, write_atomic
 
 
@@ -123,7 +124,11 @@ def _episode_table(report: RunReport, ids: list[str], base: Path) -> str:
         r = row.record
         cls = OUTCOME[r.success]
         ms = f"{sum(1 for x in r.milestones if x.reached)}/{len(r.milestones)}" if r.milestones else "-"
-        reason = row.verdict.reason if row.verdict is not None else ""
+        reason = esc(row.verdict.reason) if row.verdict is not None else ""
+        if row.verdict is not None and row.verdict.failure_mode:  # the mode first: the filter finds it
+            steps = ", ".join(map(str, row.verdict.failure_steps))
+            reason = (f"<b>{esc(row.verdict.failure_mode)}</b>{f' (steps {esc(steps)})' if steps else ''}: "
+                      f"{reason}")
         time_cells = "".join(f"<td class=num>{'-' if v is None else f'{v:.2f} s'}</td>" for v in
                              (fn(r) for _, fn in times))
         trs.append(
@@ -133,7 +138,7 @@ def _episode_table(report: RunReport, ids: list[str], base: Path) -> str:
             f"<td class=num>{r.user_turns}</td>"
             f"<td class=num>{'-' if r.duration_s is None else f'{r.duration_s:.1f} s'}</td>{time_cells}"
             f"<td class=num>{r.agent_cost_usd:.4f}</td><td class=num>{f'{r.judge_cost_usd:.4f}' if r.judged else '-'}"
-            f"</td><td>{_link(row.dir, base, 'folder')}</td><td class=reason>{esc(reason)}</td></tr>")
+            f"</td><td>{_link(row.dir, base, 'folder')}</td><td class=reason>{reason}</td></tr>")
     options = "".join(f'<option value="{o}">{o}</option>' for o in ("success", "failure", "undecided"))
     return (f'<div class="filters"><input id="filter" type="search" placeholder="filter: task, reason, …" '
             f'aria-label="filter episodes"><select id="outcome" aria-label="outcome"><option value="">any outcome'
@@ -145,14 +150,45 @@ def _episode_table(report: RunReport, ids: list[str], base: Path) -> str:
             f"<tbody>{''.join(trs)}</tbody></table>")
 
 
+def _failure_modes(report: RunReport) -> str:
+    """MemGUI-Bench's failure analysis (A.8): failed attempts by mode, and by task property."""
+    from guilens.judge.failure_summary import APART_LABELS, PROPERTIES, SHORT
+
+    fm = report.failure_modes()
+    if not fm["failures"]:
+        return ""
+    modes = fm["modes"]
+    chart = bar_chart("Failure modes (share of classified failures)",
+                      [(SHORT[m], fm["share"][m], c) for m, c in modes.items()])
+    rows = "".join(f"<tr><td>{esc(m)}</td><td class=num>{c}</td><td class=num>"
+                   f"{fmt_metric({'value': fm['share'][m]}, 'pct')}</td></tr>" for m, c in modes.items())
+    rows += "".join(f"<tr><td class=note>{esc(APART_LABELS[m])}</td><td class=num>{c}</td><td></td></tr>"
+                    for m, c in fm["not_classified"].items() if c)
+    shown = [m for m, c in modes.items() if c]
+    apart = [m for m, c in fm["not_classified"].items() if c]
+    tables = [f"<table><tr><th>mode</th><th>failures</th><th>share</th></tr>{rows}</table>"]
+    for key, (label, _) in PROPERTIES.items():
+        head = "".join(f"<th title=\"{esc(m)}\">{esc(SHORT[m])}</th>" for m in shown) + "".join(
+            f"<th>{esc(APART_LABELS[m])}</th>" for m in apart)
+        body = "".join(
+            f"<tr><td>{esc(name)}</td><td class=num>{g['failures']}</td>"
+            + "".join(f"<td class=num>{g['modes'][m]}</td>" for m in shown)
+            + "".join(f"<td class=num>{g['not_classified'][m]}</td>" for m in apart) + "</tr>"
+            for name, g in fm[key].items())
+        tables.append(f"<table><tr><th>{esc(label)}</th><th>failures</th>{head}</tr>{body}</table>")
+    return (f"<h2>Failure modes</h2><p class=note>{fm['failures']} failed attempts, {fm['classified']} classified "
+            f"into MemGUI-Bench's modes.</p><div class=\"plots\">{chart}{''.join(tables)}</div>")
+
+
 def render_html(report: RunReport, out_file: Path, workers: int | None = None) -> str:
     """The page. `workers`: processes making the screens (None: one per core for a large run)."""
     m = report.metrics()
     base = out_file.resolve().parent
     run = report.run
     title = f"guilens report: {run.get('run_id') or run.get('id') or report.root.name}"
-    meta = " &middot; ".join(esc(f"{k}: {run[k]}") for k in ("agent", "model", "device", "level", "user",
-                                                             "started_at") if run.get(k))
+    meta = " &middot; ".join([esc(f"{k}: {run[k]}") for k in ("agent", "model", "device", "level", "user",
+                                                              "started_at") if run.get(k)]
+                             + [esc(mode) for mode in run_modes(run)])
     k = m["attempts"]
     ids = episode_ids(report.rows)
     metric_rows = "".join(
@@ -190,6 +226,7 @@ Agent ${m['agent_cost_usd']:.4f}, judge ${m['judge_cost_usd']:.4f}.</div>
 <table><tr><th>metric</th><th>value</th><th>over</th><th>note</th></tr>{metric_rows}</table>
 <h2>pass@k</h2><table><tr>{passk}</tr><tr>{passv}</tr></table>
 <h2>Success by group</h2><div class="plots">{''.join(groups)}</div>
+{_failure_modes(report)}
 <h2>Episodes</h2>
 {_episode_table(report, ids, base)}
 {f'<h2>Skipped</h2><ul>{problems}</ul>' if problems else ''}

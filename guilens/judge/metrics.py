@@ -21,9 +21,22 @@ from collections.abc import Callable, Iterable, Sequence
 from statistics import fmean
 from typing import Any
 
+from guilens.judge.metrics_progress import (
+    CAS_ETA,
+    average_steps,
+    cas_score,
+    clarification_adjusted_success,
+    milestone_step_ratio,
+    personalized_process_ratio,
+    process_ratio,
+    progress_distribution,
+    task_progress,
+    user_turns,
+)
 from guilens.judge.records import (
     EpisodeRecord,
     Metric,
+    MilestoneRecord,
     by_task,
     first_attempts,
     first_success,
@@ -31,13 +44,20 @@ from guilens.judge.records import (
     mean_metric,
     na_metric,
 )
-from guilens.judge.records import (
-    MilestoneRecord as MilestoneRecord,  # re-exported: the report and tests build records from here
-)
+
+__all__ = [
+    "CAS_ETA", "DIFFICULTY", "IRR_METHOD_NAMES", "EpisodeRecord", "Metric", "MilestoneRecord", "max_attempt",
+    "agent_time_per_step", "average_steps",
+    "cas_score", "clarification_adjusted_success", "compute", "cost_per_step", "device_time_per_step",
+    "difficulty_name", "frr", "information_retention", "judge_cost_per_step", "judge_time_per_step",
+    "milestone_step_ratio", "mtpr", "pass_at_k", "pass_at_k_curve", "person_time_per_step",
+    "personalized_process_ratio", "process_ratio", "progress_distribution", "step_ratio", "success_rate",
+    "task_progress", "time_per_step", "user_time_per_answer", "user_turns",
+]
+"""With the milestone and scenario metrics (`metrics_progress`) and `MilestoneRecord`: the report, the
+comparison and the tests take every metric from here."""
 
 DIFFICULTY = {1: "easy", 2: "medium", 3: "hard"}
-CAS_ETA = 0.5
-"""ScenDroid's clarification penalty: CAS_i = s_i / (1 + eta * c_i)."""
 
 
 # --- MemGUI-Bench: SR, pass@k, FRR, IRR, MTPR, step ratio, time and cost per step ----------------
@@ -103,23 +123,41 @@ def information_retention(records: Iterable[EpisodeRecord]) -> Metric:
     """Average IRR over memory tasks at pass@1 (MemGUI-Bench A.6).
 
     A successful first attempt has IRR = 1 by the analyzer's rule 1, no judge
-    needed. A failed one needs the IRR analyzer's value; failures it did not
-    analyse are left out and counted in the note (the peer code counted them as 0).
+    needed. A failed one needs a counted IRR: by rules (the task's information
+    items, read from the end state), by the LLM analyzer, or 0 for a task blocked
+    before it ran. Failures nobody counted are left out and counted in the note
+    (the peer code counted them as 0), and the note says which method gave how many.
     """
     ok, missing = [], 0
+    methods: dict[str, int] = defaultdict(int)
     for r in first_attempts(records):
         if not r.memory or r.success is None:
             continue
         if r.success:
             ok.append(1.0)
+            methods["task_succeeded"] += 1
         elif r.irr is not None:
             ok.append(r.irr)
+            methods[r.irr_method or "unknown"] += 1
         else:
             missing += 1
-    note = "memory tasks" + (f"; {missing} failed without an IRR analysis, left out" if missing else "")
+    said = [f"{n} {IRR_METHOD_NAMES.get(m, f'by {m}')}" for m, n in sorted(methods.items(), key=_method_order)]
+    if missing:
+        said.append(f"{missing} failed without an IRR, left out")
+    note = "; ".join(["memory tasks", ", ".join(said)] if said else ["memory tasks"])
     if not ok:
         return na_metric("no memory task with an IRR" + (f" ({missing} failed unanalysed)" if missing else ""))
     return Metric(fmean(ok), len(ok), note)
+
+
+IRR_METHOD_NAMES = {"task_succeeded": "succeeded", "rules": "by rules", "llm_analysis": "by the LLM analyzer",
+                    "blocked": "blocked (0)"}
+"""How the IRR note names each method (`EpisodeRecord.irr_method`)."""
+
+
+def _method_order(kv: tuple[str, int]) -> tuple[int, str]:
+    names = list(IRR_METHOD_NAMES)
+    return (names.index(kv[0]) if kv[0] in names else len(names), kv[0])
 
 
 def mtpr(records: Sequence[EpisodeRecord]) -> Metric:
@@ -214,109 +252,6 @@ def judge_cost_per_step(records: Iterable[EpisodeRecord], k: int | None = None) 
     return _per_step(records, lambda r: r.judge_cost_usd if r.judged else None, k, "verdict")
 
 
-# --- AndroidLens: ATP, MSR ------------------------------------------------------------------------
-
-
-def _known_milestones(r: EpisodeRecord) -> bool:
-    return bool(r.milestones) and all(m.reached is not None for m in r.milestones)
-
-
-def task_progress(records: Iterable[EpisodeRecord]) -> Metric:
-    """ATP: the average, over first attempts of tasks with milestones, of reached / total milestones."""
-    eps = [r for r in first_attempts(records) if _known_milestones(r)]
-    values = [sum(1 for m in r.milestones if m.reached) / len(r.milestones) for r in eps]
-    return mean_metric(values, "tasks with milestones", "no task with judged milestones")
-
-
-def progress_distribution(records: Iterable[EpisodeRecord]) -> list[float]:
-    """Each first attempt's progress (for the ATP histogram)."""
-    return [sum(1 for m in r.milestones if m.reached) / len(r.milestones)
-            for r in first_attempts(records) if _known_milestones(r)]
-
-
-def milestone_step_ratio(records: Iterable[EpisodeRecord]) -> Metric:
-    """MSR: agent steps to reach a milestone / reference steps to reach it.
-
-    Averaged over the reached milestones of an episode that have both numbers,
-    then over episodes (AndroidLens leaves the pooling open; this weighs every
-    task alike, as SR and ATP do).
-    """
-    values = []
-    for r in first_attempts(records):
-        ratios = [m.agent_steps / m.golden_step for m in r.milestones
-                  if m.reached and m.agent_steps is not None and m.golden_step]
-        if ratios:
-            values.append(fmean(ratios))
-    return mean_metric(values, "tasks", "no reached milestone with reference steps")
-
-
-# --- ScenDroid: CAS; user turns ---------------------------------------------------------------------
-
-
-def cas_score(success: bool, clarifications: int, eta: float = CAS_ETA) -> float:
-    """One task's Clarification-Adjusted Success: s / (1 + eta * c)."""
-    return (1.0 if success else 0.0) / (1.0 + eta * clarifications)
-
-
-def clarification_adjusted_success(records: Iterable[EpisodeRecord], eta: float = CAS_ETA) -> Metric:
-    """CAS: the mean of s_i / (1 + eta c_i) over first attempts, c_i = user turns (ask_user exchanges)."""
-    decided = [r for r in first_attempts(records) if r.success is not None]
-    return mean_metric([cas_score(bool(r.success), r.user_turns, eta) for r in decided], "tasks",
-                        "no task has a decided first attempt")
-
-
-def user_turns(records: Iterable[EpisodeRecord]) -> Metric:
-    """Mean ask_user exchanges per first attempt."""
-    return mean_metric([float(r.user_turns) for r in first_attempts(records)], "tasks", "no episodes")
-
-
-# --- PSPA-Bench: APR, PPR ------------------------------------------------------------------------------
-
-
-def _completed_with_dependencies(r: EpisodeRecord) -> set[str]:
-    """Reached milestones whose dependencies are all completed too (PSPA's rule 3:
-    a sub-task whose dependency is not completed is not completed either)."""
-    reached = {m.id for m in r.milestones if m.reached}
-    deps = {m.id: m.depends_on for m in r.milestones}
-    done: dict[str, bool] = {}
-
-    def ok(mid: str, seen: frozenset[str]) -> bool:
-        if mid in done:
-            return done[mid]
-        if mid not in reached or mid in seen:
-            done[mid] = False
-            return False
-        result = all(ok(d, seen | {mid}) for d in deps.get(mid, ()) if d in deps)
-        done[mid] = result
-        return result
-
-    return {m.id for m in r.milestones if ok(m.id, frozenset())}
-
-
-def _pspa_ratio(records: Iterable[EpisodeRecord], flexible_only: bool) -> Metric:
-    values = []
-    for r in first_attempts(records):
-        if not _known_milestones(r):
-            continue
-        pool = [m for m in r.milestones if m.flexible or not flexible_only]
-        if not pool:
-            continue
-        done = _completed_with_dependencies(r)
-        values.append(sum(1 for m in pool if m.id in done) / len(pool))
-    kind = "flexible milestones" if flexible_only else "milestones"
-    return mean_metric(values, f"tasks with {kind}", f"no task with judged {kind}")
-
-
-def process_ratio(records: Iterable[EpisodeRecord]) -> Metric:
-    """APR: completed / total milestones per task (dependencies enforced), averaged over tasks."""
-    return _pspa_ratio(records, flexible_only=False)
-
-
-def personalized_process_ratio(records: Iterable[EpisodeRecord]) -> Metric:
-    """PPR: APR restricted to flexible (preference-dependent) milestones."""
-    return _pspa_ratio(records, flexible_only=True)
-
-
 # --- everything at once -----------------------------------------------------------------------------
 
 
@@ -381,6 +316,7 @@ def compute(records: Sequence[EpisodeRecord], *, k: int | None = None, eta: floa
         "judge_cost_per_step_usd": judge_cost_per_step(records).to_json(),
         "cas": clarification_adjusted_success(records, eta).to_json(),
         "cas_eta": eta,
+        "as": average_steps(records).to_json(),
         "apr": process_ratio(records).to_json(),
         "ppr": personalized_process_ratio(records).to_json(),
         "user_turns": user_turns(records).to_json(),

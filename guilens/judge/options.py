@@ -15,12 +15,16 @@ from guilens.judge.images import MAX_SIDE
 from guilens.judge.prompts import PROMPT_NAMES, load_prompt
 from guilens.judge.verdict import GROUPS, STAGE_ORDER, VERDICT_SCHEMA_VERSION
 
-__all__ = ["DEFAULT_STAGES", "JUDGE_LOGIC_VERSION", "LLM_STAGES", "JudgeConfig", "JudgeError", "expand_stages"]
+__all__ = ["DEFAULT_STAGES", "JUDGE_LOGIC_VERSION", "LLM_STAGES", "RULES_ONLY_STAGES", "JudgeConfig", "JudgeError",
+           "expand_stages"]
 
-DEFAULT_STAGES: tuple[str, ...] = ("rules", "milestones", "scrutiny", "irr")
-JUDGE_LOGIC_VERSION = 2
+DEFAULT_STAGES: tuple[str, ...] = ("rules", "milestones", "scrutiny", "irr", "failure_mode")
+RULES_ONLY_STAGES: tuple[str, ...] = ("rules", "irr", "failure_mode")
+"""`--rules-only` (with `JudgeConfig.llm` off): the rules, and what rules tell of IRR and of the failure
+modes (a success's 100%, a task's information items; an execution timeout, a partial IRR), no model."""
+JUDGE_LOGIC_VERSION = 3
 """Bump when a stage's logic changes what it decides: old verdicts are then judged again."""
-LLM_STAGES = frozenset({"milestones", "triage", "describe", "semantic", "visual", "irr"})
+LLM_STAGES = frozenset({"milestones", "triage", "describe", "semantic", "visual", "irr", "failure_mode"})
 
 
 class JudgeError(ValueError):
@@ -39,7 +43,8 @@ def expand_stages(names: Iterable[str]) -> list[str]:
             elif name in STAGE_ORDER:
                 out.add(name)
             else:
-                raise JudgeError(f"unknown judge stage {name!r}; choose from {', '.join([*GROUPS, 'triage', 'describe', 'semantic', 'visual'])}")
+                raise JudgeError(f"unknown judge stage {name!r}; choose from "
+                                 f"{', '.join([*GROUPS, 'triage', 'describe', 'semantic', 'visual'])}")
     return [s for s in STAGE_ORDER if s in out]
 
 
@@ -54,6 +59,9 @@ class JudgeConfig:
     retries: int = 2
     describe_model: str | None = None
     """The step descriptions' model, when it is not `model` (MemGUI-Eval gives them a cheaper one)."""
+    llm: bool = True
+    """False (`--rules-only`): no model is asked, whatever the stages; a stage that needs one says so,
+    and what rules can tell without one (a timeout's failure mode, a success's IRR) is still told."""
 
     @property
     def requested(self) -> list[str]:

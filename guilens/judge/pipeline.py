@@ -1,13 +1,18 @@
-"""The judge pipeline: rules -> milestone judge -> progressive scrutiny -> IRR, into `verdict.json`.
+"""The judge pipeline: rules -> milestone judge -> progressive scrutiny -> IRR -> failure mode, into `verdict.json`.
 
 Cheap and certain first. With the default stages the pipeline escalates: once
 the rules decide (a sim episode whose checks all read), the LLM stages are
 skipped and say so; otherwise the milestone judge fills in progress and
 progressive scrutiny decides. Naming stages (`stages=["scrutiny"]`) runs
 exactly those, decided or not, which is how the LLM judge is compared with the
-rules on labelled episodes. The final decision comes from the first stage, in
-order of authority (rules, then scrutiny's visual, semantic and triage
-judges, then the milestone judge), that decided.
+rules on labelled episodes (`guilens judge --all-stages` names every default
+stage). The final decision comes from the first stage, in order of authority
+(rules, then scrutiny's visual, semantic and triage judges, then the milestone
+judge), that decided; every stage's own decision stays in its `StageResult`,
+and `Verdict.disagreements()` names those that differ. A failed attempt then
+gets its failure mode (`guilens.judge.failure_mode`), after IRR, whoever
+decided the failure. `JudgeConfig.llm` off (`--rules-only`) asks no model at
+all: each stage that needs one says so.
 
 A stage that cannot run says so in its `StageResult` (no API key, no task
 definition, a real-device episode the rules cannot read, the API down) and
@@ -30,9 +35,11 @@ from pathlib import Path
 from typing import Any
 
 from guilens.episode import EpisodeReader, Usage, find_episodes
+from guilens.judge.assembly import final_milestones, task_warnings
 from guilens.judge.calls import JudgeModel
 from guilens.judge.clients import ClientFactory, _Clients
 from guilens.judge.evidence import Evidence
+from guilens.judge.failure_mode import NEEDS_MODEL, by_rule, failure_mode_stage, verdict_fields
 from guilens.judge.inputs import resolve_task, verdict_key
 from guilens.judge.options import DEFAULT_STAGES, LLM_STAGES, JudgeConfig, JudgeError, expand_stages
 from guilens.judge.verdict import (
@@ -99,6 +106,7 @@ def judge_episode(
     on_stage: StageCallback | None = None,
     describe_model: str | None = None,
     base_url: str | None = None,
+    llm: bool = True,
     _clients: _Clients | None = None,
 ) -> Verdict:
     """Judge one attempt directory and write its `verdict.json`; return the verdict.
@@ -111,7 +119,7 @@ def judge_episode(
     the `describe_model` setting, else `model`) are model specs on any provider
     (`openai:MODEL`, `anthropic:MODEL`); `base_url` overrides the provider's setting.
     `on_stage` hears of each stage result as it is made (not when the verdict on disk
-    is reused).
+    is reused). `llm=False` asks no model, whatever the stages (`--rules-only`).
     """
     from guilens import __version__
     from guilens.config import load_settings
@@ -122,13 +130,14 @@ def judge_episode(
         stages=tuple(expand_stages(stages)) if stages is not None else None,
         concurrency=settings.judge_concurrency,
         describe_model=describe_model or settings.describe_model,
+        llm=llm,
     )
     clients = _clients or _Clients(config.model, client_factory, settings, describe_model=config.describe_model,
                                    base_url=base_url)
     reader = EpisodeReader(path)
     scenario, task, values, origin = resolve_task(reader)
     ev = Evidence(reader, task=task, scenario=scenario, values=values, task_origin=origin)
-    wants_llm = bool(LLM_STAGES & set(config.requested))
+    wants_llm = config.llm and bool(LLM_STAGES & set(config.requested))
     llm_ok = wants_llm and clients.available()
     key = verdict_key(reader.dir, task, values, config, llm_ok)
     out_path = reader.dir / "verdict.json"
@@ -156,6 +165,7 @@ def judge_episode(
 
 def _run(ev: Evidence, config: JudgeConfig, clients: _Clients, on_stage: StageCallback | None = None) -> Verdict:
     from guilens.judge.irr import irr_stage, irr_success
+    from guilens.judge.irr_rules import irr_blocked, irr_by_rules, rules_count
     from guilens.judge.milestone_judge import milestone_stage
     from guilens.judge.rules import rules_stage
     from guilens.judge.scrutiny import describe, semantic, triage, visual
@@ -166,6 +176,9 @@ def _run(ev: Evidence, config: JudgeConfig, clients: _Clients, on_stage: StageCa
     milestones: dict[str, MilestoneState] = {}
 
     def client_or_skip(stage: StageName) -> JudgeModel | None:
+        if not config.llm:
+            results[stage] = _skip(stage, "rules only (--rules-only): no model is asked")
+            return None
         c = clients.get()
         if c is None:
             results[stage] = _skip(stage, clients.unavailable or "no model client")
@@ -273,6 +286,14 @@ def _run(ev: Evidence, config: JudgeConfig, clients: _Clients, on_stage: StageCa
         elif final.decision == "success":
             results["irr"] = irr_success()
             irr_value = 1.0
+        elif (blocked := irr_blocked(ev)) is not None:  # never ran: 0, an early failure; nothing to ask
+            results["irr"] = blocked
+            irr_value = 0.0
+        elif (by_rules := irr_by_rules(ev)) is not None and (config.escalate or not config.llm):
+            # Counted from the task's items in the end state, no model. Named LLM stages still ask the
+            # analyzer (to compare it with the rules), and its result keeps the rules' count beside it.
+            results["irr"] = by_rules
+            irr_value = by_rules.details["irr_percentage"] / 100
         elif (c := client_or_skip("irr")) is not None:
             desc = results.get("describe")
             if desc is None or desc.status != "done":
@@ -290,59 +311,44 @@ def _run(ev: Evidence, config: JudgeConfig, clients: _Clients, on_stage: StageCa
             else:
                 try:
                     r = irr_stage(ev, c, final.reason, desc, retries=config.retries)
+                    if by_rules is not None:
+                        r.details["by_rules"] = rules_count(by_rules)
                     results["irr"] = r
                     if r.status == "done":
                         irr_value = r.details["irr_percentage"] / 100
                 except Exception as err:
                     results["irr"] = _error("irr", err)
 
-    # Milestones no stage judged: what the runner saw live.
-    if ev.task is not None:
-        live = {h.id: h.step for h in ep.milestones}
-        for m in ev.task.all_milestones():
-            s = milestones.get(m.id)
-            if (s is None or s.reached is None) and m.id in live:
-                milestones[m.id] = MilestoneState(id=m.id, text=m.text, reached=True, step=live[m.id],
-                                                  screen=live[m.id] + 1, flexible=m.kind == "flexible", by="live")
-            elif s is None:
-                milestones[m.id] = MilestoneState(id=m.id, text=m.text, flexible=m.kind == "flexible")
-        ordered = [milestones[m.id] for m in ev.task.all_milestones()]
-    else:
-        ordered = [MilestoneState(id=h.id, text=h.text, reached=True, step=h.step, screen=h.step + 1, by="live")
-                   for h in ep.milestones]
-    known = [s for s in ordered if s.reached is not None]
-    progress = (sum(1 for s in ordered if s.reached) / len(ordered)) if ordered and len(known) == len(ordered) else None
+    # 5. failure mode: after IRR, which tells a partial memory hallucination
+    if "failure_mode" in want and not (final is not None and final.decision == "success"):
+        fm = by_rule(ev, final, irr_value)
+        if fm is None and not config.llm:
+            fm = _skip("failure_mode", f"rules only (--rules-only): {NEEDS_MODEL}")
+        if fm is None and (c := client_or_skip("failure_mode")) is not None:
+            assert final is not None
+            try:
+                fm = failure_mode_stage(ev, c, final.reason, irr_value, results.get("describe"),
+                                        max_side=config.max_side, retries=config.retries)
+            except Exception as err:
+                fm = _error("failure_mode", err)
+        if fm is not None:
+            results["failure_mode"] = fm
 
+    ordered, progress = final_milestones(ev, milestones)
     stages = [results[s] for s in STAGE_ORDER if s in results]
+    mode, blamed = verdict_fields(results.get("failure_mode"))
     decision: FinalDecision
     if final is None:
-        why = "; ".join(f"{r.stage}: {r.reason}" for r in stages if r.status in ("undecided", "skipped", "error"))
+        why = "; ".join(f"{r.stage}: {r.reason}" for r in stages
+                        if r.status in ("undecided", "skipped", "error") and r.stage != "failure_mode")
         decision, decided_by, reason = "undecided", None, f"no stage could decide ({why})" if why else "no stage ran"
     else:
         decision, decided_by, reason = final.decision or "undecided", final.stage, final.reason
     return Verdict(task=ep.task, scenario=ep.scenario, attempt=ep.attempt, run_id=ep.run_id,
                    decision=decision, decided_by=decided_by, reason=reason,
-                   milestones=ordered, progress=progress, irr=irr_value, stages=stages, model=config.model,
+                   milestones=ordered, progress=progress, irr=irr_value, failure_mode=mode, failure_steps=blamed,
+                   stages=stages, model=config.model,
                    stages_requested=config.requested, warnings=task_warnings(ev), task_source=ev.task_origin)
-
-
-def task_warnings(ev: Evidence) -> list[str]:
-    """Signs that the task definition found is not the one the episode ran (the scenario was
-    edited since, and the run directory holds no copy of it)."""
-    if ev.task is None:
-        return [f"the task definition was not found: {ev.task_origin}"]
-    ep = ev.episode
-    ids = {m.id for m in ev.task.all_milestones()}
-    unknown = sorted({h.id for h in ep.milestones} - ids)
-    problems = []
-    if ep.milestones_total and ep.milestones_total != len(ids):
-        problems.append(f"it had {ep.milestones_total} milestones when the episode ran, {len(ids)} now")
-    if unknown:
-        problems.append(f"milestones {', '.join(unknown)} are gone")
-    if not problems:
-        return []
-    return [f"the task definition from {ev.task_origin} has changed since the run ({'; '.join(problems)}): "
-            "judged against the current one"]
 
 
 def judge_path(
@@ -357,6 +363,7 @@ def judge_path(
     on_stage: StageCallback | None = None,
     describe_model: str | None = None,
     base_url: str | None = None,
+    llm: bool = True,
 ) -> list[tuple[Path, Verdict]]:
     """Judge one episode or every episode under a run (or task) directory, one model client for all."""
     from guilens.config import load_settings
@@ -371,7 +378,8 @@ def judge_path(
     out = []
     for d in dirs:
         v = judge_episode(d, stages, model, force, settings=settings, client_factory=client_factory,
-                          on_stage=on_stage, describe_model=describe_model, base_url=base_url, _clients=clients)
+                          on_stage=on_stage, describe_model=describe_model, base_url=base_url, llm=llm,
+                          _clients=clients)
         out.append((d, v))
         if on_done is not None:
             on_done(d, v)

@@ -63,9 +63,16 @@ class EpisodeRecord:
     milestones: tuple[MilestoneRecord, ...] = ()
     irr: float | None = None
     """0..1; only meaningful for memory tasks."""
+    irr_method: str | None = None
+    """How `irr` was found: `rules` (the task's information items), `llm_analysis` (the IRR analyzer),
+    `task_succeeded`, `blocked` (never ran: 0); None when there is no IRR."""
     path: str = ""
     status: str = ""
     decided_by: str | None = None
+    failure_mode: str | None = None
+    """MemGUI-Bench's failure mode of a failed attempt (the verdict's); None when not classified."""
+    memory_kind: str = "none"
+    """The task's memory kind (`cross-app`, `cross-temporal`, `none`): the failure modes' breakdown."""
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
     @property

@@ -22,10 +22,15 @@ the right page while flailing has not done the task. An attempt that never
 ended (killed mid-run, or still running) is the opposite case: what the agent
 had not yet done is not a failure, so the rules leave it undecided, as the
 report does (`guilens.judge.report`), and only a person's judgement decides it.
+
+A task of a day blocked by a failed prerequisite never ran (0 steps, status
+`blocked`): ScenDroid counts it as failed, so the rules decide it a failure
+and say which task blocked it, with that task's outcome.
 """
 
 from __future__ import annotations
 
+import re
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -37,7 +42,7 @@ if TYPE_CHECKING:
     from guilens.scenarios.model import Task
 
 
-def _foreground(ui: UINode | None) -> str | None:
+def foreground(ui: UINode | None) -> str | None:
     """The app of a screen with no step record (the final one): the package of its first node."""
     if ui is None:
         return None
@@ -60,6 +65,8 @@ UNFINISHED = ("interrupted", "running")
 
 
 def rules_stage(ev: Evidence) -> tuple[StageResult, list[MilestoneState]]:
+    if ev.episode.status == "blocked":
+        return blocked_stage(ev)
     result, states = _replay(ev)
     if ev.episode.status in UNFINISHED:
         return _unfinished(ev, result), states
@@ -74,6 +81,28 @@ def rules_stage(ev: Evidence) -> tuple[StageResult, list[MilestoneState]]:
         "details": {**result.details, "timeout": True, "rules_ok": result.raw},
     })
     return timed_out, states
+
+
+_PREREQUISITE = re.compile(r"([A-Za-z0-9][A-Za-z0-9_.-]*) \(([^)]*)\)")
+"""One prerequisite in a blocked episode's error: `shop-list (failure)` (`guilens.run.sequence`)."""
+
+
+def blocked_stage(ev: Evidence) -> tuple[StageResult, list[MilestoneState]]:
+    """A task of a day whose prerequisite failed never ran: ScenDroid records it unsuccessful (and
+    marks it blocked), so the rules decide it a failure naming what blocked it, every milestone unreached."""
+    error = ev.episode.error or ""
+    found = _PREREQUISITE.findall(error.partition(":")[2] if error.startswith("prerequisite failed") else "")
+    if not found and ev.task is not None:
+        found = [(d, "not successful") for d in ev.task.depends_on]
+    by = ", ".join(f"{tid} ({outcome})" for tid, outcome in found) or "a prerequisite (not recorded which)"
+    states = [MilestoneState(id=m.id, text=m.text, reached=False, flexible=m.kind == "flexible", by="rules")
+              for m in (ev.task.all_milestones() if ev.task is not None else [])]
+    result = StageResult(stage="rules", status="decided", decision="failure", raw=False,
+                         reason=f"failed: blocked by {by}",
+                         details={"blocked": True, "blocked_by": [{"task": t, "outcome": o} for t, o in found],
+                                  "milestones": [{"id": s.id, "reached": False, "step": None, "screen": None,
+                                                  "check": "the task never ran"} for s in states]})
+    return result, states
 
 
 def _unfinished(ev: Evidence, result: StageResult) -> StageResult:
@@ -113,7 +142,7 @@ def _replay(ev: Evidence) -> tuple[StageResult, list[MilestoneState]]:
                 ui = parse_ui_xml(xml)
             except UITreeError:
                 bad_trees.append(i)
-        app = (ev.steps[i].app or None) if i < ev.n else _foreground(ui)
+        app = (ev.steps[i].app or None) if i < ev.n else foreground(ui)
         answer = ev.answer_before(i)
         if i == ev.n and ev.episode.final_answer:
             answer = ev.episode.final_answer

@@ -23,21 +23,23 @@ from guilens.storage import write_atomic
 
 VERDICT_SCHEMA_VERSION = 1
 
-StageName = Literal["rules", "milestones", "triage", "describe", "semantic", "visual", "irr"]
+StageName = Literal["rules", "milestones", "triage", "describe", "semantic", "visual", "irr", "failure_mode"]
 StageStatus = Literal["decided", "undecided", "skipped", "error", "done"]
 """`decided`: the stage reached a certain success/failure. `undecided`: it ran and could not
 (triage's Uncertain, a semantic -1, malformed output after retries). `done`: an analysis stage
-(descriptions, IRR) that ran to completion without deciding anything. `skipped`: it did not run,
+(descriptions, IRR, the failure mode) that ran to completion without deciding anything. `skipped`: it did not run,
 and `reason` says why. `error`: it broke, and `reason` says how."""
 Decision = Literal["success", "failure"]
 FinalDecision = Literal["success", "failure", "undecided"]
 
-STAGE_ORDER: tuple[str, ...] = ("rules", "milestones", "triage", "describe", "semantic", "visual", "irr")
+STAGE_ORDER: tuple[str, ...] = ("rules", "milestones", "triage", "describe", "semantic", "visual", "irr",
+                                 "failure_mode")
 GROUPS: dict[str, tuple[str, ...]] = {
     "rules": ("rules",),
     "milestones": ("milestones",),
     "scrutiny": ("triage", "describe", "semantic", "visual"),
     "irr": ("irr",),
+    "failure_mode": ("failure_mode",),
 }
 """What `--stages` names: progressive scrutiny is one group of four stages."""
 
@@ -135,6 +137,11 @@ class Verdict(_Model):
     """Fraction of the task's milestones reached (this episode's contribution to ATP)."""
     irr: float | None = None
     """Information retention rate, 0..1, for memory tasks (1.0 on success)."""
+    failure_mode: str | None = None
+    """MemGUI-Bench's failure mode of a failed attempt (`guilens.judge.failure_mode.MODES`), None when
+    it succeeded, is undecided, or could not be classified (the `failure_mode` stage says why)."""
+    failure_steps: list[int] = Field(default_factory=list)
+    """The steps the failure mode blames: the key failure point first, then the steps of its evidence."""
     stages: list[StageResult] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
     """Things a reader should know: the task definition changed since the run, a damaged file."""
@@ -156,6 +163,13 @@ class Verdict(_Model):
     def reused(self) -> bool:
         """This verdict was read back from disk, its key matching: judging it cost nothing."""
         return self._reused
+
+    def disagreements(self) -> list[StageResult]:
+        """Stages that decided otherwise than the final decision (`--all-stages` runs the LLM judges
+        even where the rules decided, to show exactly this)."""
+        if self.decision == "undecided":
+            return []
+        return [s for s in self.stages if s.status == "decided" and s.decision != self.decision]
 
     def stage(self, name: str) -> StageResult | None:
         for s in self.stages:

@@ -3,8 +3,9 @@
 Per step: wait at the control's gate (pause, single step, cancel) → ask the
 agent (or, during a take-over, the person) about the screen the phone shows →
 validate the action and resolve element targets to pixels against the very UI
-tree the agent saw → `ask_user` goes to the user, `answer`/`finish` end the
-attempt, anything else goes to the device → look at the phone again → check
+tree the agent saw → `ask_user` goes to the user (unless the run's modes
+refuse it: `guilens.run.modes`), `answer`/`finish` end the attempt, anything
+else goes to the device → look at the phone again → check
 milestones by rules on what it shows now → record the step → tell the
 observers, the new screen last. An invalid action is recorded as an error step
 and the agent is told why on its next step; both cost a step of the budget.
@@ -49,13 +50,14 @@ import traceback
 from typing import TYPE_CHECKING, Any
 
 from guilens.actions import Action, ActionError, Answer, AskUser, Finish, parse_action
-from guilens.agents.base import AgentContext, AgentStep, StepInput
+from guilens.agents.base import AgentStep, StepInput
 from guilens.control import Cancelled, ObserverList, QuestionChannel, RunControl, acting_for
 from guilens.device.base import DeviceDisconnected, DeviceError, DeviceLost, Observation, UnsupportedAction
 from guilens.episode import Episode, Memory, MilestoneHit, Recorder, Step, StepTimings, Timings, now
 from guilens.episode_model import DeviceGap
 from guilens.llm.errors import LLMError
 from guilens.run.closing import close_attempt
+from guilens.run.modes import RunModes, agent_context
 from guilens.run.person import PersonMixin
 from guilens.run.reconnect import DeviceWait
 from guilens.run.resolve import resolve_action
@@ -132,6 +134,8 @@ class AttemptRunner(PersonMixin):
             timings=Timings(started_at=now()),
         )
         self.episode.values = dict(self.values)  # the judge fills templates with these
+        self.modes: RunModes = spec.modes
+        """ScenDroid's modes of the run (`guilens.run.modes`)."""
         self.states = StateLog(spec.directory, lambda: self._device_call(self.device.state))
         self.recorder: Recorder | None = None
         self._lock = threading.Lock()
@@ -218,23 +222,10 @@ class AttemptRunner(PersonMixin):
         return self._finish(status, error, self.current)
 
     def _run(self) -> tuple[str, str | None]:
-        spec, ep = self.spec, self.episode
+        ep = self.episode
         status, error = "error", None
         try:
-            self.agent.reset(AgentContext(
-                task=spec.task,
-                instruction=self.instruction,
-                level=spec.level,
-                screen_size=tuple(self.device.size),  # type: ignore[arg-type]
-                attempt=spec.attempt,
-                attempts=spec.attempts,
-                budget=spec.budget,
-                lessons=list(spec.lessons),
-                ltm=[e.model_copy() for e in spec.ltm],
-                apps=list(self._device_call(self.device.list_apps)),
-                seed=spec.seed,
-                values=dict(spec.values),
-            ))
+            self.agent.reset(agent_context(self, list(self._device_call(self.device.list_apps))))
             self.current = self._device_call(self.device.observe)
             self._seen(self.current)
             self._show(0, self.current)  # before the first gate: a run started paused shows its phone
@@ -296,7 +287,7 @@ class AttemptRunner(PersonMixin):
             human = False
             inp = StepInput(index=index, observation=obs, budget_left=self.spec.budget - index,
                             last_result=fb.result, last_error=fb.error, user_answer=fb.user_answer,
-                            history=fb.history)
+                            history=fb.history, questions_left=self.modes.questions_left(len(self.qa)))
             t = time.perf_counter()
             astep = self.agent.step(inp)
             if getattr(self.agent, "is_human", False):  # `--agent human`: a person decided, not an agent
@@ -386,6 +377,10 @@ class AttemptRunner(PersonMixin):
         step.target = target
         step.action_description = step.action_description or action.describe()
         if isinstance(action, AskUser):
+            refused = self.modes.refusal(len(self.qa))  # Passive mode, or the budget spent: not for the user
+            if refused is not None:
+                step.error = fb.error = refused
+                return False, obs
             step.ask = self._ask(action.question, step.index)
             fb.user_answer = step.ask.answer
             fb.result = f"the user answered: {step.ask.answer}"

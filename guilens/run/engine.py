@@ -32,6 +32,7 @@ from guilens.control import Cancelled, ObserverList, QuestionChannel, RunControl
 from guilens.device.base import DeviceDisconnected, DeviceError
 from guilens.episode import Episode, Recorder, Timings, now
 from guilens.run.attempt import AttemptRunner
+from guilens.run.modes import RunModes, earlier_tasks
 from guilens.run.reconnect import GonePhones
 from guilens.run.sequence import SequenceMixin
 from guilens.run.store import MemoryStore, RunFiles, RunRecord
@@ -72,6 +73,8 @@ class Runner(SequenceMixin):
         self.wait_s = plan.settings.disconnect_wait_s if disconnect_wait_s is None else disconnect_wait_s
         """How long a phone that went away is waited for (`Settings.disconnect_wait_s`)."""
         self.phones = GonePhones(self.control, self.wait_s)
+        self.modes = RunModes.of_settings(plan.settings)
+        """ScenDroid's modes, handed to every attempt (`AttemptSpec.modes`)."""
         """Waits for phones gone while a task is set up; knows those that did not come back."""
         self.run_dir: Path | None = None
         self.record: RunRecord | None = None
@@ -305,7 +308,9 @@ class Runner(SequenceMixin):
                 scenario=plan.scenario, task=task, level=plan.level, attempt=n, attempts=plan.attempts,
                 budget=plan.budget(task), directory=self._attempt_dir(task, n), run_id=self.record.data["run_id"],
                 values=dict(values or {}), lessons=self.memory.lessons(*lesson_streams), ltm=self.memory.ltm(stream),
-                sequence_index=sequence_index, seed=plan.seed, want_lessons=more,
+                sequence_index=sequence_index, seed=plan.seed, want_lessons=more, modes=self.modes,
+                earlier=(earlier_tasks(self.run_dir, plan.scenario, sequence_index, self.record.data)
+                         if self.modes.context == "augmented" and self.run_dir is not None else []),
             )
             runner = AttemptRunner(spec, device=device, agent=worker.agent, user=user, observers=self.observers,
                                    control=self.control, channel=self.channel, disconnect_wait_s=self.wait_s,

@@ -165,7 +165,7 @@ def plan_run(
     `package.module:Class`, or a factory (the TUI's own). `check_agent` makes
     one agent and one user now, so a missing key or a broken plug-in fails here.
     `options` are settings given on the command line (`RUN_OPTIONS`: the LLM agents' format,
-    memory and endpoint, the llm user's model, the disconnect wait): they override the settings
+    memory and endpoint, the llm user's model, the disconnect wait, ScenDroid's modes): they override the settings
     the plan carries, so every agent, user and device wait of the run is made with them.
     """
     settings = settings if settings is not None else load_settings()
@@ -203,6 +203,12 @@ def plan_run(
             f"run it with --device sim, not {shown}"
         )
     sequence = scenario.kind == "sequence"
+    if settings.context == "augmented" and not sequence:
+        # Refused rather than ignored: a run.json saying `augmented` for tasks that had no day to
+        # carry would claim a mode the run never applied.
+        where = "--context augmented" if (options or {}).get("context") else "the context setting (augmented)"
+        raise PlanError(f"{where}: {scenario.id!r} is not a sequence, so there are no earlier tasks of a day "
+                        "to give the agent; run a sequence (e.g. day) or use --context episodic")
     prefix: list[Task] = []
     if sequence:
         if len(specs) > 1:
@@ -256,7 +262,8 @@ def plan_run(
 RUN_OPTIONS = {"agent_format": "--format", "agent_memory": "--memory", "agent_base_url": "--base-url",
                "max_pixels": "--max-pixels", "history_images": "--history-images", "screen_info": "--screen-info",
                "user_model": "--user-model", "user_base_url": "--user-base-url",
-               "disconnect_wait_s": "--disconnect-wait"}
+               "disconnect_wait_s": "--disconnect-wait", "ask": "--ask", "max_questions": "--max-questions",
+               "context": "--context"}
 """The settings `guilens run` takes as options, and how each is spelled there."""
 
 

@@ -1,6 +1,7 @@
 """The run directory's own files: `run.json`, `scenario.json` and the long-term memory in `ltm/`.
 
-`run.json` says what was run (command, agent, model, devices, level, k) and,
+`run.json` says what was run (command, agent, model, devices, level, k, ScenDroid's modes:
+`ask`, `max_questions`, `context`, see `guilens.run.modes`) and,
 as tasks end, how each went; it is rewritten atomically at every change, so a
 run killed at any point leaves a readable one. Every write goes through
 `guilens.storage`: a full or read-only disk is a `StorageError` naming the file. `ltm/` holds what an agent
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from guilens.episode import LTMEntry
+from guilens.run.modes import RunModes
 from guilens.storage import RESERVE_NAME, Reserve, StorageError, write_atomic
 
 if TYPE_CHECKING:
@@ -96,6 +98,7 @@ class RunRecord:
             "all_attempts": plan.all_attempts,
             "max_steps": plan.max_steps,
             "seed": plan.seed,
+            **RunModes.of_settings(plan.settings).record(),
             "scenario_copy": SCENARIO_COPY,
             "status": "running",
             "started_at": datetime.now().astimezone().isoformat(),

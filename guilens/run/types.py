@@ -7,7 +7,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from guilens.agents.base import EarlierTask
 from guilens.episode import LTMEntry, Memory
+from guilens.run.modes import RunModes
 
 if TYPE_CHECKING:
     from guilens.episode import Episode, Step
@@ -63,6 +65,10 @@ class AttemptSpec:
     seed: int | None = None
     want_lessons: bool = False
     """Ask the agent for lessons if this attempt fails (another attempt follows)."""
+    modes: RunModes = field(default_factory=RunModes)
+    """ScenDroid's modes of the run (`--ask`, `--max-questions`, `--context`)."""
+    earlier: list[EarlierTask] = field(default_factory=list)
+    """The context pack, in `--context augmented`: the day's earlier tasks as this run recorded them."""
 
 
 @dataclass

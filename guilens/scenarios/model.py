@@ -6,7 +6,9 @@ task, hard prerequisites, values flowing from earlier tasks, preferences stated
 early that constrain later tasks). A task carries its instruction at three
 ambiguity levels, what the simulated user knows, the device setup, milestones
 (ordered, or unordered groups; fixed or flexible; each with a rule check and a
-text for the LLM judge), a success rule and a reference solution.
+text for the LLM judge), a success rule, a reference solution and, for a memory
+task, the information units its output must hold (IRR; `information:`, else
+derived from its checks by `guilens.scenarios.information`).
 
 A small example:
 
@@ -41,9 +43,9 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterator
 from datetime import date, datetime, time
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from guilens.scenarios.spec_checks import (
     AllCheck,
@@ -57,11 +59,23 @@ from guilens.scenarios.spec_checks import (
     ScreenTextCheck,
     StateCheck,
 )
+from guilens.scenarios.spec_milestones import (
+    ID_MAX,
+    ID_PATTERN,
+    KeyElement,
+    Milestone,
+    MilestoneGroup,
+    MilestoneItem,
+    SuccessRule,
+)
 from guilens.scenarios.spec_reference import LEVELS, Level, RefStep, count_steps, normalize_steps
+from guilens.scenarios.spec_values import InformationItem, InformationPlace, ValueSource
 from guilens.scenarios.templates import TEMPLATE, deep_merge, fill_any, fill_text, strings
 from guilens.scenarios.user import Slot, UserKnowledge, merge_user
 
 __all__ = [
+    "ID_MAX",
+    "ID_PATTERN",
     "LEVELS",
     "TEMPLATE",
     "AllCheck",
@@ -71,6 +85,8 @@ __all__ = [
     "AppCheck",
     "Check",
     "ElementCheck",
+    "InformationItem",
+    "InformationPlace",
     "NotCheck",
     "ScreenTextCheck",
     "StateCheck",
@@ -93,11 +109,6 @@ __all__ = [
     "register_schemas",
 ]
 
-ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
-"""Letters, digits, `_`, `-`, `.`: safe in a file name on every system, never a hidden file."""
-ID_MAX = 64
-"""Ids name the run's folders (`<run>/<task-id>/attempt-1/`) and memory files; a longer one makes
-paths nobody reads and, past 255 bytes, file names the system refuses."""
 MemoryKind = Literal["none", "cross-temporal", "cross-app"]
 
 
@@ -130,98 +141,6 @@ class Instructions(_Strict):
         return text
 
 
-class KeyElement(_Strict):
-    """AndroidLens' key element of a milestone: what the judge should look for on screen."""
-
-    text: str = ""
-    bbox: tuple[float, float, float, float] | None = None
-    """Normalised [x1, y1, x2, y2] in 0..1."""
-    state: list[str] = Field(default_factory=list)
-    """e.g. [selected], [checked]."""
-
-    @field_validator("bbox")
-    @classmethod
-    def _unit_box(cls, v: tuple[float, float, float, float] | None) -> tuple[float, float, float, float] | None:
-        if v is not None:
-            x1, y1, x2, y2 = v
-            if not all(0 <= c <= 1 for c in v) or x2 <= x1 or y2 <= y1:
-                raise ValueError("bbox is [x1, y1, x2, y2] with 0 <= x1 < x2 <= 1 and 0 <= y1 < y2 <= 1")
-        return v
-
-
-class Milestone(_Strict):
-    """A verifiable sub-goal. `check` decides it by rules; `text` is what the LLM judge reads.
-
-    A milestone without a check is for the judge alone (real apps). `kind` is
-    PSPA's fixed (user-invariant) vs flexible (depends on the user's choices or
-    allows several paths); `depends_on` names milestones that must be reached
-    first, on top of the list order.
-    """
-
-    id: str = Field(pattern=ID_PATTERN, max_length=ID_MAX)
-    text: str = Field(min_length=1)
-    check: Check | None = None
-    kind: Literal["fixed", "flexible"] | None = None
-    """Left out: flexible when the check depends on a user slot (a preference-dependent step), else fixed."""
-    key: KeyElement | None = None
-    depends_on: list[str] = Field(default_factory=list)
-    golden_step: int | None = Field(default=None, ge=1)
-    """Steps the reference takes to reach this milestone (AndroidLens' MSR denominator)."""
-
-
-class MilestoneGroup(_Strict):
-    """Milestones that may be reached in any order, after everything before the group."""
-
-    unordered: list[Milestone] = Field(min_length=1)
-
-
-def _milestone_item_kind(v: Any) -> str:
-    if isinstance(v, MilestoneGroup) or (isinstance(v, dict) and "unordered" in v):
-        return "group"
-    return "milestone"
-
-
-MilestoneItem = Annotated[
-    Annotated[Milestone, Tag("milestone")] | Annotated[MilestoneGroup, Tag("group")],
-    Discriminator(_milestone_item_kind),
-]
-
-
-class SuccessRule(_Strict):
-    """When the task counts as done. Default: every milestone reached.
-
-    `check` must also hold on the final screen/state; `judge` describes success
-    for the LLM judge (default: the L0 instruction).
-    """
-
-    milestones: Literal["all", "none"] | list[str] = "all"
-    check: Check | None = None
-    judge: str = ""
-
-
-class ValueSource(_Strict):
-    """A value a task of a sequence hands to later ones (ScenDroid's data flow).
-
-    Read from the final state after the task (`state`/`where`/`field`, the last
-    match by default) or from the agent's answer (`from_answer`: the first number
-    in it). `expected` is the value when the task was done right: used to fill
-    later L0 instructions and checks if the value cannot be read.
-    """
-
-    state: str | None = None
-    where: dict[str, Any] = Field(default_factory=dict)
-    field: str | None = None
-    pick: Literal["first", "last"] = "last"
-    from_answer: bool = False
-    expected: str = Field(min_length=1)
-
-    @model_validator(mode="after")
-    def _one_source(self) -> ValueSource:
-        if bool(self.state) == self.from_answer:
-            raise ValueError("a value comes from exactly one of state (with where/field) or from_answer")
-        return self
-
-
 class Task(_Strict):
     id: str = Field(pattern=ID_PATTERN, max_length=ID_MAX)
     title: str = ""
@@ -230,6 +149,9 @@ class Task(_Strict):
     memory: MemoryKind = "none"
     output: Literal["explicit", "implicit"] | None = None
     """Memory tasks: explicit (facts written out) or implicit (facts used for a decision)."""
+    information: list[InformationItem] = Field(default_factory=list)
+    """Memory tasks: the information units the answer or end state must hold (IRR by rules). Left
+    out, they are derived from the final milestone's check (`guilens.scenarios.information`)."""
     forbid_copy: bool = False
     """The instruction forbids copy-paste: the facts must be recalled."""
     difficulty: int = Field(ge=1, le=3)
@@ -262,6 +184,15 @@ class Task(_Strict):
     @classmethod
     def _bare_steps(cls, v: Any) -> Any:
         return normalize_steps(v)
+
+    @field_validator("information")
+    @classmethod
+    def _unique_items(cls, v: list[InformationItem]) -> list[InformationItem]:
+        ids = [it.id for it in v]
+        dup = sorted({i for i in ids if ids.count(i) > 1})
+        if dup:
+            raise ValueError(f"information item ids must be unique; repeated: {', '.join(dup)}")
+        return v
 
     @model_validator(mode="after")
     def _milestone_kinds(self) -> Task:
@@ -320,7 +251,8 @@ class Task(_Strict):
     def template_names(self) -> set[str]:
         """Every `{name}` used in the instructions, checks, answer and reference."""
         names: set[str] = set()
-        for text in strings(self.model_dump(include={"instruction", "milestones", "success", "answer", "reference"})):
+        for text in strings(self.model_dump(include={"instruction", "milestones", "success", "answer", "reference",
+                                                   "information"})):
             names |= set(TEMPLATE.findall(text))
         return names
 
@@ -333,7 +265,7 @@ class Task(_Strict):
         if not values:
             return self
         data = self.model_dump(mode="json", by_alias=True, exclude_none=True)
-        for key in ("milestones", "success", "answer", "reference"):
+        for key in ("milestones", "success", "answer", "reference", "information"):
             if key in data:
                 data[key] = fill_any(data[key], values)
         return Task.model_validate(data)

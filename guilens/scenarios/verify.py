@@ -5,7 +5,8 @@ For every task, on a fresh simulated phone:
   in exactly `golden_steps` steps (and each milestone at its `golden_step`);
 - at L1 and L2 the reference asks where the level leaves a slot out, the oracle
   user answers, and the task still succeeds;
-- doing nothing fails the checks, and so does playing the mirror task's reference.
+- doing nothing fails the checks, and so does playing the mirror task's reference;
+- a memory task's information items (IRR by rules) are all found after the reference.
 A sequence runs all day on one phone, clock set per task, values flowing on;
 each task's variants start from a snapshot of the day so far.
 """
@@ -137,7 +138,28 @@ def _verify_one(s: Scenario, task: Task, device: Device, values: dict[str, str],
     device.restore(snap)
     run = run_reference(task, device, "L0", values=values)
     _check_run(verdict, "reference at L0", run, task, golden=True)
+    if task.memory != "none":
+        _check_information(verdict, task, device, values, run)
     return run
+
+
+def _check_information(verdict: TaskVerdict, task: Task, device: Device, values: dict[str, str],
+                       run: ReferenceRun) -> None:
+    """A memory task's information items (IRR by rules) are all found after the reference: an item
+    the right end state lacks would take credit from every agent."""
+    from guilens.scenarios.information import find_items, information_items
+
+    env = {**task.user.values, **values}
+    items, origin = information_items(task.filled(env) if env else task)
+    if not items:
+        verdict.add("information items", False, "a memory task with no information items: declare `information:`")
+        return
+    obs = device.observe()
+    ctx = CheckContext.from_observation(obs, state=device.state(), answer=run.answer)
+    missed = [f"{f.id} ({f.where})" for f in find_items(items, ctx) if not f.found]
+    n = f"{len(items)} item{'s' if len(items) != 1 else ''}"
+    verdict.add("information items", not missed, f"{n} ({origin}), all found after the reference" if not missed
+                else f"not found after the reference: {'; '.join(missed)}")
 
 
 def verify_scenario(s: Scenario, only: str | None = None) -> list[TaskVerdict]:

@@ -21,9 +21,11 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
+from guilens.judge.verdict import STAGE_ORDER
 from guilens.screens.widgets.verdict import VerdictView
 
-PIPELINE = ["rules", "milestones", "triage", "describe", "semantic", "visual", "irr"]
+PIPELINE = list(STAGE_ORDER)
+"""The stages shown pending until each result lands: the pipeline's own order, so a new stage shows."""
 
 
 class JudgeScreen(ModalScreen[Any]):

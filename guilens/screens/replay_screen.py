@@ -12,12 +12,17 @@ Steps are numbered from 1, as the run screen and the report number them
 beside a step are the one it saw ("before · step 3") and the one its action
 left ("after · step 3"). Each step's time is shown by who spent it (the trace's
 step header), and the episode's in the summary.
+
+`m` labels the episode success or failure, with a reason: a person's call,
+saved as `label.json` beside the verdict (`guilens.judge.labels`), which
+`guilens judge-eval` scores the judge against. The summary shows the label and
+the judge's decision beside it.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -36,6 +41,9 @@ from guilens.screens.widgets.milestones import MilestoneView, rows_from_task
 from guilens.screens.widgets.phone import PhoneView, Renderer
 from guilens.screens.widgets.render import STATUS_STYLE, action_text, render_step, short
 from guilens.screens.widgets.verdict import VerdictView
+
+if TYPE_CHECKING:
+    from guilens.judge.labels import Label
 
 
 def looked_at(verdict: dict[str, Any] | None, total: int | None = None) -> dict[int, list[str]]:
@@ -66,6 +74,7 @@ class ReplayScreen(Screen[None]):
         ("Moving", [("← →", "previous / next step"), ("Home / End", "first / last step"),
                     ("g", "go to a step by number"), ("↑ ↓ in the list", "pick a step")]),
         ("The episode", [("j", "judge it (stages appear as they complete)"),
+                         ("m", "label it success or failure, with a reason (for guilens judge-eval)"),
                          ("z", "zoom the two screens to the whole terminal"),
                          ("v", "the phones as pixels, as the UI tree's text, or both side by side"),
                          ("+ / -", "magnify around the action's target (arrows pan while a phone has focus)"),
@@ -80,6 +89,7 @@ class ReplayScreen(Screen[None]):
         Binding("g", "goto", "Go to"),
         Binding("l", "llm_calls", "LLM calls"),
         Binding("j", "judge", "Judge"),
+        Binding("m", "label", "Label"),
         Binding("z", "zoom", "Zoom"),
         Binding("v", "cycle_view", "View"),
         Binding("plus,equals_sign", "magnify(1)", "Magnify", key_display="+", show=False),
@@ -101,6 +111,11 @@ class ReplayScreen(Screen[None]):
         self.steps: list[Step] = self.reader.steps
         self.verdict: dict[str, Any] | None = self.reader.verdict()
         self.task_def = task_of(self.reader)
+        self.label: Label | None = None
+        """The person's label (`label.json`), or None."""
+        self.label_problem: str | None = None
+        """Why `label.json` could not be read, if it could not."""
+        self._read_label()
 
     def compose(self) -> ComposeResult:
         ep = self.reader.episode
@@ -142,9 +157,63 @@ class ReplayScreen(Screen[None]):
             bits.append(f"${ep.cost_usd:.4f}")
         if self.reader.interrupted:
             bits.append("the writer stopped early")
-        return Content.from_markup(f" [b]$what[/] · [b {style}]$status[/] · $bits\n [i]$instr[/]", what=what,
+        head = Content.from_markup(f" [b]$what[/] · [b {style}]$status[/] · $bits\n [i]$instr[/]", what=what,
                                    status=ep.status, bits=" · ".join(b for b in bits if b),
                                    instr=short(ep.instruction, 300))
+        return head + Content("\n") + self._label_line()
+
+    # -- the person's label ------------------------------------------------------------------
+    def _read_label(self) -> None:
+        from guilens.judge.labels import LabelError, read_label
+
+        try:
+            self.label, self.label_problem = read_label(self.path), None
+        except LabelError as err:
+            self.label, self.label_problem = None, str(err)
+
+    def _label_line(self) -> Content:
+        from guilens.screens.label_modal import label_line
+
+        return label_line(self.label, self.label_problem, self.verdict)
+
+    def _show_label(self) -> None:
+        self.query_one("#summary", Static).update(self._summary())
+
+    def action_label(self) -> None:
+        """Label the episode (success/failure and a reason), change the label, or clear it."""
+        from guilens.screens.label_modal import LabelChoice, LabelScreen
+        from guilens.storage import StorageError, check_file_target
+
+        try:
+            check_file_target(self.path / "label.json")
+        except StorageError as err:
+            self.notify(f"Cannot label this episode: {err.path}: {err.why} (a read-only run?)",
+                        severity="error", timeout=8)
+            return
+
+        def done(choice: LabelChoice | None) -> None:
+            if choice is None:
+                return
+            from guilens.judge.labels import clear_label, write_label
+
+            word, reason = choice
+            try:
+                if word == "clear":
+                    clear_label(self.path)
+                else:
+                    write_label(self.path, word, reason)
+            except (StorageError, ValueError) as err:
+                self.notify(f"The label was not saved: {err}", severity="error", timeout=8)
+                return
+            self._read_label()
+            self._show_label()
+            self.notify("Label cleared" if word == "clear" else f"Labelled {word}", timeout=2)
+
+        ep = self.reader.episode
+        title = f"Label · {ep.task} · attempt {ep.attempt}"
+        self.app.push_screen(LabelScreen(title, current=self.label.label if self.label else None,
+                                         reason=self.label.reason if self.label else "",
+                                         judge=(self.verdict or {}).get("decision")), done)
 
     def _options(self) -> list[Option]:
         seen = looked_at(self.verdict, len(self.steps) + 1)
@@ -297,6 +366,7 @@ class ReplayScreen(Screen[None]):
         def done(verdict: Any) -> None:
             self.verdict = self.reader.verdict()
             self.query_one(VerdictView).show(self.verdict)
+            self._show_label()
             ol = self.query_one("#step-list", OptionList)
             ol.clear_options()
             ol.add_options(self._options())

@@ -132,6 +132,10 @@ class TextFormat:
     rather than in the system message (Qwen's tools block, the native tool)."""
     image_first: ClassVar[bool] = False
     """Whether the screenshot comes before the step's text in the user turn (GUI Odyssey's `Picture 1`)."""
+    ask: bool = True
+    """Whether the prompt offers `ask_user` (ScenDroid's Active mode). The agent sets it per attempt from
+    `AgentContext.ask`; off, a format leaves the action out of its prompt but still reads one a model
+    writes anyway, so the runner can refuse it on the record. UI-TARS's action space never offers it."""
 
     def __init__(self, *, coordinates: str | None = None, max_pixels: int | None = None,
                  language: str = "English") -> None:

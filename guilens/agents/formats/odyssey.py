@@ -53,7 +53,9 @@ class OdysseyFormat(TextFormat):
     image_first = True
 
     def system_prompt(self, image_size: tuple[int, int]) -> str:
-        return fill(load_prompt("odyssey_mobile"), coordinates=self.coordinate_note(image_size))
+        asking = "- ASK_USER: question asks the user for information only they have (a name, a time, a choice).\n"
+        return fill(load_prompt("odyssey_mobile"), coordinates=self.coordinate_note(image_size),
+                    asking=asking if self.ask else "")
 
     def user_text(self, instruction: str, history: Sequence[str] = (), memory: Sequence[Section] = ()) -> str:
         lines = [f"I'm looking for guidance on how to {instruction}"]

@@ -48,8 +48,9 @@ _ACTIONS = ("key", "click", "long_press", "swipe", "type", "system_button", "ope
             "answer", "ask_user")
 
 
-def mobile_use_tool(resolution: tuple[int, int]) -> dict[str, Any]:
-    """The `mobile_use` function, in the JSON form Qwen's chat template puts in `<tools>`."""
+def mobile_use_tool(resolution: tuple[int, int], *, ask: bool = True) -> dict[str, Any]:
+    """The `mobile_use` function, in the JSON form Qwen's chat template puts in `<tools>`; `ask=False`
+    leaves `ask_user` out (ScenDroid's Passive mode: its agents are then offered the operations only)."""
     w, h = resolution
     description = (
         "Use a touchscreen to interact with a mobile device, and take screenshots.\n"
@@ -74,9 +75,8 @@ def mobile_use_tool(resolution: tuple[int, int]) -> dict[str, Any]:
         "* `open`: Open an app on the device.\n"
         "* `wait`: Wait specified seconds for the change to happen.\n"
         "* `terminate`: Terminate the current task and report its completion status.\n"
-        "* `answer`: Give the answer the task asks for; this ends the task.\n"
-        "* `ask_user`: Ask the user a question, for information only the user has."
-    )
+        "* `answer`: Give the answer the task asks for; this ends the task."
+    ) + ("\n* `ask_user`: Ask the user a question, for information only the user has." if ask else "")
     point = "(x, y): The x (pixels from the left edge) and y (pixels from the top edge) coordinates"
     return {
         "type": "function",
@@ -85,7 +85,8 @@ def mobile_use_tool(resolution: tuple[int, int]) -> dict[str, Any]:
             "description": description,
             "parameters": {
                 "properties": {
-                    "action": {"description": actions_help, "enum": list(_ACTIONS), "type": "string"},
+                    "action": {"description": actions_help, "enum": [a for a in _ACTIONS if ask or a != "ask_user"],
+                               "type": "string"},
                     "coordinate": {
                         "description": f"{point} to move the mouse to. Required only by `action=click`, "
                         "`action=long_press`, and `action=swipe`.",
@@ -97,7 +98,7 @@ def mobile_use_tool(resolution: tuple[int, int]) -> dict[str, Any]:
                     },
                     "text": {
                         "description": "Required only by `action=key`, `action=type`, `action=open`, "
-                        "`action=answer` and `action=ask_user`.",
+                        + ("`action=answer` and `action=ask_user`." if ask else "and `action=answer`."),
                         "type": "string",
                     },
                     "time": {
@@ -140,9 +141,10 @@ class QwenFormat(TextFormat):
         return (999, 999) if self.coordinates == "norm999" else (1000, 1000)
 
     def system_prompt(self, image_size: tuple[int, int]) -> str:
-        tool = json.dumps(mobile_use_tool(self.resolution(image_size)), ensure_ascii=False)
+        tool = json.dumps(mobile_use_tool(self.resolution(image_size), ask=self.ask), ensure_ascii=False)
         notes = "" if self.language == "English" else f"\n- Write the Thought and Action parts in {self.language}."
-        return fill(load_prompt("qwen_mobile_use"), tools=tool, notes=notes)
+        asking = "`ask_user` only for information that only the user has, " if self.ask else ""
+        return fill(load_prompt("qwen_mobile_use"), tools=tool, notes=notes, asking=asking)
 
     def user_text(self, instruction: str, history: Sequence[str] = (), memory: Sequence[Section] = ()) -> str:
         steps = "".join(f"Step {n}: {ln}; " for n, ln in enumerate(history, 1)) or "None"

@@ -11,7 +11,7 @@ from importlib import resources
 from typing import Any
 
 from guilens.actions.tool_schema import ACTION_SCHEMA
-from guilens.agents.base import AgentContext
+from guilens.agents.base import AgentContext, EarlierTask
 from guilens.device.uitree import UINode
 
 ACT_TOOL: dict[str, Any] = {
@@ -76,11 +76,22 @@ _MEMORY_PARTS: dict[str, dict[str, str]] = {
 Chain-of-Memory asks the model to write its action results and long-term memory; the others do not."""
 
 
-def act_system_prompt(memory: str = "com") -> str:
-    """The act tool's system prompt for a memory strategy (`com`: the claude agent's, as it always was)."""
+_ASK_PARTS = {
+    "questions": "- the questions you asked the user and their answers;\n",
+    "ask_advice": "- Use `ask_user` only when the task leaves out information that only the user knows (a name, a "
+                  "time, a choice). Ask one short, specific question. Do not ask about what you can find on the "
+                  "phone.\n",
+}
+"""What the act prompt says of asking the user; left out with `--ask off` (ScenDroid's Passive mode)."""
+
+
+def act_system_prompt(memory: str = "com", *, ask: bool = True) -> str:
+    """The act tool's system prompt for a memory strategy (`com`: the claude agent's, as it always was);
+    `ask=False` says nothing of asking the user."""
     from string import Template
 
-    parts = {"inputs": "", "result_field": "", "ltm_field": "", "advice": "", **_MEMORY_PARTS.get(memory, {})}
+    parts = {"inputs": "", "result_field": "", "ltm_field": "", "advice": "", **_MEMORY_PARTS.get(memory, {}),
+             **(_ASK_PARTS if ask else dict.fromkeys(_ASK_PARTS, ""))}
     return Template(load_prompt("claude_system")).substitute(parts)
 
 
@@ -97,6 +108,48 @@ def act_tool_for(memory: str, tool: dict[str, Any]) -> dict[str, Any]:
         schema["properties"].pop(name, None)
     schema["required"] = [r for r in schema.get("required", []) if r in schema["properties"]]
     return out
+
+
+def act_tool_without_ask(tool: dict[str, Any]) -> dict[str, Any]:
+    """`tool` (the act tool, Anthropic envelope) without `ask_user` in its action (`--ask off`)."""
+    import copy
+
+    from guilens.actions.tool_schema import action_schema
+
+    out = copy.deepcopy(tool)
+    out["input_schema"]["properties"]["action"] = action_schema(ask=False)
+    return out
+
+
+CONTEXT_HEADER = ("You are working in a multi-task scenario where tasks may be related. Pay attention to "
+                  "information from previous tasks, as it may help with the current task.")
+"""ScenDroid's context prompt header (4.5), verbatim: it opens the context pack (`--context augmented`)."""
+
+
+def context_pack(tasks: list[EarlierTask]) -> str:
+    """ScenDroid's context pack as prompt text: the header, then each earlier task of the day with its
+    outcome, answer and values (the completed task history) and the actions it took (the trajectory)."""
+    lines = [CONTEXT_HEADER, "", "# Previous tasks of this scenario, in order"]
+    for n, t in enumerate(tasks, 1):
+        when = f" (at {t.clock})" if t.clock else ""
+        lines += ["", f"## Task {n}{when}: {t.instruction or t.task}", f"Outcome: {t.outcome}."]
+        if t.answer:
+            lines.append(f"Answer given: {t.answer}")
+        if t.values:
+            lines.append("Values it produced: " + "; ".join(f"{k} = {v}" for k, v in t.values.items()))
+        if t.actions:
+            lines.append("Actions taken:")
+            lines += [f"{i}. {a}" for i, a in enumerate(t.actions, 1)]
+    return "\n".join(lines)
+
+
+def question_budget(left: int | None, total: int | None) -> str:
+    """The clarification budget as the agent is told it each step (`--max-questions`); empty when none."""
+    if left is None or total is None:
+        return ""
+    if left <= 0:
+        return f"Questions to the user: your budget of {total} is spent; ask_user will be refused."
+    return f"Questions to the user left: {left} of {total}."
 
 
 def load_prompt(name: str) -> str:

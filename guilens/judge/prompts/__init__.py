@@ -107,4 +107,4 @@ def load_prompt(name: str) -> Prompt:
     return prompt
 
 
-PROMPT_NAMES = ("triage", "describe", "semantic", "visual", "irr", "milestone")
+PROMPT_NAMES = ("triage", "describe", "semantic", "visual", "irr", "milestone", "failure_mode")
