@@ -7,6 +7,19 @@ is on disk, so a reader (`guilens.episode.EpisodeReader`) never meets a step
 whose screen is missing, however the writer died. PNG encoding runs on a
 thread pool; the step loop hands a frame over and goes on to the agent's next
 decision, and waits for the line only before it acts again.
+
+The encoder threads are the process's, shared by every recorder (`encoder_pool`):
+an attempt on the simulated phone lasts a fraction of a second, and starting and
+joining a pool of its own cost a few ms an attempt (measured: 0.19 s of thread
+starts over the 26 attempts of the memory pack). Threads, not processes:
+handing a 7.8 MB frame to another process would cost the loop about half of
+what encoding it here does (0.9 ms to take the pixels out alone, of ~2 ms;
+`guilens.png`), and the encoders would still take the second of two cores
+from the phone. What a recorder holds of the screens (the encoder's copy of the
+last frame, the screens being encoded ahead) it lets go when it closes, so a
+finished attempt kept alive by a reference cycle (they are, until a full
+garbage collection) holds no screen: without that the memory pack's RSS grew
+about 9 MB an attempt.
 """
 
 from __future__ import annotations
@@ -28,7 +41,32 @@ from guilens.episode_model import Episode, Status, Step, Usage
 from guilens.png import FrameEncoder
 from guilens.storage import Reserve, StorageError, remove_temporaries, write_atomic
 
-__all__ = ["Recorder", "encode_png"]
+__all__ = ["Recorder", "encode_png", "encoder_pool"]
+
+ENCODERS = 2
+"""Encoder threads per process: PNG encoding runs beside the step loop, on the machine's other core."""
+_pool_lock = threading.Lock()
+_pool: tuple[int, ThreadPoolExecutor] | None = None
+
+
+def encoder_pool() -> ThreadPoolExecutor:
+    """The process's PNG encoder threads, started on first use (again in a forked child, whose copy of
+    the parent's pool has no threads behind it)."""
+    global _pool
+    with _pool_lock:
+        if _pool is None or _pool[0] != os.getpid():
+            _pool = (os.getpid(), ThreadPoolExecutor(max_workers=ENCODERS, thread_name_prefix="png"))
+        return _pool[1]
+
+
+def _forget_pool() -> None:
+    """In a forked child: a new lock (the parent's may have been held by a thread that is not here)."""
+    global _pool_lock, _pool
+    _pool_lock, _pool = threading.Lock(), None
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_pool)
 
 
 def encode_png(img: Image.Image, path: Path, encoder: FrameEncoder | None = None) -> int:
@@ -59,7 +97,7 @@ class Recorder:
     cannot write is kept in `unmarked` for the run to report.
     """
 
-    def __init__(self, directory: Path, episode: Episode, *, max_pending: int = 8, encoders: int = 2,
+    def __init__(self, directory: Path, episode: Episode, *, max_pending: int = 8,
                  reserve: Reserve | None = None) -> None:
         self.dir = Path(directory)
         self.reserve = reserve
@@ -87,12 +125,16 @@ class Recorder:
             raise
         self._cond = threading.Condition()
         self._queue: queue.Queue[tuple[Any, ...] | None] = queue.Queue(maxsize=max_pending)
-        # Encoders run in parallel (Pillow releases the GIL while compressing); one writer
-        # thread takes their results in step order, so lines land in order after their PNGs.
-        self._pool = ThreadPoolExecutor(max_workers=encoders, thread_name_prefix="png")
+        # Encoders run in parallel (the deflate releases the GIL); one writer thread takes
+        # their results in step order, so lines land in order after their PNGs.
+        self._pool = encoder_pool()
         self._encoder = FrameEncoder()
         self._ahead: list[tuple[Image.Image, Future[bytes]]] = []
+        self._last: tuple[Image.Image, Future[bytes]] | None = None
+        """The screen last handed over with its PNG: handed over again, it is not encoded again."""
         """Screens being encoded since they were seen, before a step names them (`encode_ahead`)."""
+        self._made: set[Path] = set()
+        """Folders the writer has made (`ui/`): checked once, not at every step."""
         self._writer = threading.Thread(target=self._drain, name=f"recorder-{self.dir.name}", daemon=True)
         self._writer.start()
         self._closed = False
@@ -108,11 +150,19 @@ class Recorder:
             self._ahead = [*self._ahead[-1:], (screenshot, self._pool.submit(self._encoder.encode, screenshot))]
 
     def _encoded(self, screenshot: Image.Image) -> Future[bytes]:
-        for n, (img, fut) in enumerate(self._ahead):
+        """The PNG of `screenshot`: encoded ahead, or the last one handed over again (a step that left
+        the phone alone, the final screen after `answer`), or encoded now."""
+        for n, (img, ahead) in enumerate(self._ahead):
             if img is screenshot:
                 del self._ahead[: n + 1]
-                return fut
-        return self._pool.submit(self._encoder.encode, screenshot)
+                fut = ahead
+                break
+        else:
+            if self._last is not None and self._last[0] is screenshot:
+                return self._last[1]
+            fut = self._pool.submit(self._encoder.encode, screenshot)
+        self._last = (screenshot, fut)
+        return fut
 
     def record_step(self, step: Step, screenshot: Image.Image | None, ui_xml: str | None = None) -> None:
         """Hand a step over; its line is appended once its screenshot is on disk. Raises the recording's
@@ -206,10 +256,14 @@ class Recorder:
         if self._closed:
             return
         self._closed = True
-        self._ahead = []
+        ahead, self._ahead, self._last = self._ahead, [], None
         self._queue.put(None)
         self._writer.join()
-        self._pool.shutdown(wait=True)
+        for _, fut in ahead:  # a screen encoded ahead that no step named: let it finish before the clear
+            if not fut.cancel():
+                with contextlib.suppress(BaseException):
+                    fut.result()
+        self._encoder.clear()  # its copy of the last frame; a reference kept to the recorder keeps no screen
         with contextlib.suppress(OSError):
             os.close(self._fd)
 
@@ -232,10 +286,10 @@ class Recorder:
                 kind = item[0]
                 if kind == "step":
                     _, step, png, ui_xml = item
+                    if ui_xml is not None:  # first: its file is made while the screen is still encoding
+                        self._write_text(ui_xml, step.ui)
                     if png is not None:
                         self.bytes_written += write_atomic(self.dir / step.screen, png.result())
-                    if ui_xml is not None:
-                        self._write_text(ui_xml, step.ui)
                     self._append(step)
                     with self._cond:
                         self.written += 1
@@ -255,10 +309,12 @@ class Recorder:
 
     def _write_text(self, text: str, rel: str) -> None:
         path = self.dir / rel
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as err:
-            raise StorageError.of(path.parent, err) from None
+        if path.parent not in self._made:  # once per folder, not once per step
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as err:
+                raise StorageError.of(path.parent, err) from None
+            self._made.add(path.parent)
         self.bytes_written += write_atomic(path, text)
 
     def _append(self, step: Step) -> None:

@@ -198,7 +198,7 @@ def test_a_phone_that_never_comes_back_ends_the_remaining_tasks_error(files, tmp
     assert all("the phone is gone" in (r.attempts[0].error or "") for r in rest)
     data = json.loads((result.run_dir / "run.json").read_text())
     assert data["status"] == "error"
-    assert any("did not come back within 0.8 s" in w and "not run" in w for w in data["warnings"])
+    assert any("did not come back within 0.8 s" in w and "no more tasks" in w for w in data["warnings"])
     assert exit_status(result) == 1
     assert "disconnected" in _states(ev) and "running" not in _states(ev)[_states(ev).index("disconnected"):]
 

@@ -62,12 +62,13 @@ def test_recorder_writes_the_layout_and_reader_reads_it(tmp_path: Path) -> None:
     assert "text='1'" in (r.ui_xml(1) or "")
 
 
-def test_screens_are_lossless_and_about_as_small_as_pillows_png(tmp_path: Path) -> None:
+def test_screens_are_lossless_and_within_a_small_factor_of_pillows_png(tmp_path: Path) -> None:
     img = ui_frame(0)
     ours = encode_png(img, tmp_path / "a.png")
     img.save(tmp_path / "b.png")
-    # No per-row filter search: within a quarter of Pillow's adaptive filtering, at a fraction of its time.
-    assert ours < 1.25 * (tmp_path / "b.png").stat().st_size
+    # ISA-L's fast deflate and no per-row filter search: speed over size (guilens/png.py measures the
+    # trade on real sim screens: about 1.4x Pillow's bytes there; this synthetic frame is a worse case).
+    assert ours < 2.5 * (tmp_path / "b.png").stat().st_size
     assert Image.open(tmp_path / "a.png").convert("RGB").tobytes() == img.tobytes()
     noisy = Image.effect_noise((300, 300), 80).convert("RGB")
     encode_png(noisy, tmp_path / "n.png")

@@ -15,6 +15,8 @@ interrupted (Ctrl-C).
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -191,6 +193,28 @@ def _report_unmarked(runner: Any) -> None:
         typer.secho(f"  not marked as ended: {err}", err=True, fg="yellow")
 
 
+@contextmanager
+def _on_cluster(address: str | None, plan: RunPlan, wanted: list[str] | None) -> Iterator[None]:
+    """`--cluster`: the plan's devices are the cluster's for the run (`guilens.cluster.driver`); what
+    stops it before the run starts is one `error:` line (exit 2 for the address or the devices asked,
+    1 for a head that does not answer)."""
+    if address is None:
+        yield
+        return
+    from guilens.cluster import ClusterError
+    from guilens.cluster.driver import on_cluster
+    from guilens.device.base import DeviceError
+
+    with ExitStack() as stack:
+        try:
+            stack.enter_context(on_cluster(address, plan, wanted))
+        except ClusterError as err:
+            _fail(str(err), err.code)
+        except DeviceError as err:
+            _fail(str(err), EXIT_ERROR)
+        yield
+
+
 def register(app: typer.Typer) -> None:
     @app.command()
     def run(
@@ -250,6 +274,10 @@ def register(app: typer.Typer) -> None:
             None, "--disconnect-wait", metavar="SECONDS", min=0, max=86_400,
             help="How long to wait for a phone that goes away mid-run before its tasks end in error "
                  "(default: the disconnect_wait_s setting, 300; 0: do not wait)."),
+        cluster: str = typer.Option(
+            None, "--cluster", metavar="ADDRESS",
+            help="Run on the devices of a Ray cluster: the head's HOST:PORT or ray://HOST:PORT; -d picks "
+                 "among the devices its nodes declare (`guilens cluster node`). Needs guilens[cluster]."),
     ) -> None:
         """Run an agent on a scenario or task and record the episodes."""
         check_renderer_option(renderer)
@@ -261,16 +289,17 @@ def register(app: typer.Typer) -> None:
                    "ask": ask, "max_questions": max_questions, "context": context}
         shown = {"user_model": user_model, "user_base_url": user_base_url, "base_url": base_url, "format": format, "memory": memory, "max_pixels": max_pixels,
                  "history_images": history_images, "screen_info": screen_info, "ask": ask,
-                 "max_questions": max_questions, "context": context}
+                 "max_questions": max_questions, "context": context, "cluster": cluster}
         plan = _plan(target, command=_command("run", target, {**kw, **shown, "headless": headless or as_json}),
                      options=options, **kw)
-        if not as_json:
-            raise typer.Exit(execute(plan, headless=headless, thoughts=thoughts, renderer=renderer))
-        import json
+        with _on_cluster(cluster, plan, device or None):
+            if not as_json:
+                raise typer.Exit(execute(plan, headless=headless, thoughts=thoughts, renderer=renderer))
+            import json
 
-        code, result = run_plan(plan, headless=True, thoughts=thoughts, progress_to_stderr=True)
-        typer.echo(json.dumps(run_summary(result, code), indent=2))
-        raise typer.Exit(code)
+            code, result = run_plan(plan, headless=True, thoughts=thoughts, progress_to_stderr=True)
+            typer.echo(json.dumps(run_summary(result, code), indent=2))
+            raise typer.Exit(code)
 
     @app.command()
     def demo(

@@ -120,3 +120,16 @@ class Device(Protocol):
         ...
 
     def close(self) -> None: ...
+
+
+def readonly_view(img: Image.Image) -> Image.Image:
+    """The cached screen as a copy-on-write view: no 8 MB copy per observation, and a caller that
+    draws on it (ImageDraw, paste, putpixel) gets its own copy instead of changing the next frame.
+    A hosted device's last frame is handed out the same way (`guilens.device.process_host`)."""
+    try:
+        view = img._new(img.im)
+        view.readonly = 1
+        return view
+    except AttributeError:  # pragma: no cover - a Pillow without the private hook
+        return img.copy()
+

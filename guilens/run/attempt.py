@@ -219,7 +219,10 @@ class AttemptRunner(PersonMixin):
         self.obs.on_attempt_started(ep)
         with acting_for(self.label):
             status, error = self._run()
-        return self._finish(status, error, self.current)
+        try:
+            return self._finish(status, error, self.current)
+        finally:  # the runner lives on in cycles until a full GC; its 8 MB final screen need not
+            self.current = None
 
     def _run(self) -> tuple[str, str | None]:
         ep = self.episode

@@ -14,26 +14,29 @@ tell the devices' events apart and the record says which phone ran what.
 
 A phone that goes away is waited for up to `disconnect_wait_s` (the plan's setting
 unless given), mid-episode (`guilens.run.attempt`) and while a task is set up
-alike (`guilens.run.reconnect`). One that does not come back is `lost`: its
-attempt ends `error`, the tasks left for it are recorded `error` without running
-(a batch's other phones take what they can), run.json's warnings say which phone
-and why, and the run ends `error`.
+alike (`guilens.run.reconnect`). One that does not come back is `lost` (so is a
+hosted device whose process, Ray actor or node died: at once). In a batch with
+another phone still going, the attempt it cut is re-run there under the same
+number and recorded once, the cut one kept aside and noted (`guilens.run.rerun`).
+Otherwise its attempt ends `error`, the tasks left for it are recorded `error`
+without running, run.json's warnings say which phone and why, and the run ends
+`error`.
 """
 
 from __future__ import annotations
 
 import contextlib
-import queue
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from guilens.control import Cancelled, ObserverList, QuestionChannel, RunControl
-from guilens.device.base import DeviceDisconnected, DeviceError
+from guilens.device.base import DeviceDisconnected, DeviceError, DeviceLost
 from guilens.episode import Episode, Recorder, Timings, now
 from guilens.run.attempt import AttemptRunner
 from guilens.run.modes import RunModes, earlier_tasks
 from guilens.run.reconnect import GonePhones
+from guilens.run.rerun import RerunMixin, WorkQueue
 from guilens.run.sequence import SequenceMixin
 from guilens.run.store import MemoryStore, RunFiles, RunRecord
 from guilens.run.types import (
@@ -54,7 +57,7 @@ if TYPE_CHECKING:
     from guilens.users import SimUser
 
 
-class Runner(SequenceMixin):
+class Runner(SequenceMixin, RerunMixin):
     """Runs a `RunPlan`. The TUI gives its own observer, control and channel."""
 
     def __init__(
@@ -89,6 +92,14 @@ class Runner(SequenceMixin):
         self._lock = threading.Lock()
         self._results: dict[str, TaskResult] = {}
         self._interrupted = False
+        self._todo: WorkQueue | None = None
+        """A batch's queue, where a task cut by a lost phone goes back (`guilens.run.rerun`)."""
+        self._lost_attempts: dict[str, list[dict[str, Any]]] = {}
+        """Per task: the attempts a lost phone cut and another phone re-ran (run.json's `lost`)."""
+        self._gave_up = False
+        """A lost phone left work unrun or cut short with no phone to re-run it: the run ends `error`."""
+        self._stopped: set[str] = set()
+        """Phones whose thread stopped on an unexpected error: they take no re-run either."""
 
     # -- for the TUI -----------------------------------------------------------------------------
     @property
@@ -141,7 +152,7 @@ class Runner(SequenceMixin):
                 self._run_batch(user)
             if self.control.cancelled:
                 status = "cancelled"
-            elif self.phones.lost:
+            elif self._gave_up:
                 status = "error"  # tasks were left unrun: run.json's warnings say which phone and why
         except BaseException as err:
             status = "interrupted" if isinstance(err, KeyboardInterrupt) else "error"
@@ -188,54 +199,6 @@ class Runner(SequenceMixin):
             return False
         return True
 
-    def _run_batch(self, user: SimUser) -> None:
-        todo: queue.Queue[Task] = queue.Queue()
-        for t in self.plan.tasks:
-            todo.put(t)
-        errors: list[BaseException] = []
-
-        def work(worker: Worker) -> None:
-            while not self.control.cancelled:
-                try:
-                    task = todo.get_nowait()
-                except queue.Empty:
-                    return
-                try:
-                    self._run_task(worker, user, task)
-                    if worker.label in self.phones.lost:
-                        return  # the other phones take the tasks left
-                except StorageError as err:  # the disk: every device stops
-                    errors.append(err)
-                    self.control.cancel()
-                    return
-                except BaseException as err:  # a device that died: record it, let the others go on
-                    errors.append(err)
-                    assert self.record is not None
-                    self.record.try_warn(f"{worker.label}: {type(err).__name__}: {err}")
-                    return
-
-        threads = [threading.Thread(target=work, args=(w,), name=f"run-{i}-{w.device.name}", daemon=True)
-                   for i, w in enumerate(self._workers, 1)]
-        for th in threads:
-            th.start()
-        try:
-            for th in threads:
-                while th.is_alive():
-                    th.join(0.2)  # short joins keep Ctrl-C deliverable on this thread
-        except KeyboardInterrupt:
-            self._interrupted = True
-            self.control.cancel()  # every worker stops within a step and records its attempt as aborted
-            for th in threads:
-                th.join()
-        fault = next((e for e in errors if isinstance(e, StorageError)), None)
-        if fault is not None:
-            raise fault
-        lost = next((w for w in self._workers if w.label in self.phones.lost), None)
-        while lost is not None and not self.control.cancelled and not todo.empty():  # every phone is gone
-            self._run_task(lost, user, todo.get_nowait())
-        if errors and not self._results:
-            raise errors[0]
-
     # -- one task, k attempts ------------------------------------------------------------------------
     def _prepare(self, device: Device, task: Task) -> None:
         """A fresh phone for an independent task: the sim loads its setup, a real phone runs its reset steps."""
@@ -265,33 +228,36 @@ class Runner(SequenceMixin):
 
     def _run_task(self, worker: Worker, user: SimUser, task: Task, *, values: dict[str, str] | None = None,
                   sequence_index: int | None = None, stream: str | None = None,
-                  prepared: bool = False) -> TaskResult:
+                  prepared: bool = False, start: int = 1, result: TaskResult | None = None) -> TaskResult:
+        """Attempts `start`.. of `task` on `worker` (`start` > 1 and `result`: a task another phone
+        began, whose attempt `start` was cut when that phone was lost)."""
         plan, device = self.plan, worker.device
         assert self.memory is not None and self.record is not None
         stream = stream or task.id
         lesson_streams = [stream] + ([task.mirror_of] if task.mirror_of else []) + [
             t.id for t in plan.scenario.tasks if t.mirror_of == task.id]
-        result = TaskResult(task.id, "running")
+        result = result if result is not None else TaskResult(task.id, "running")
         with self._lock:
             self._results[task.id] = result
         lost = self.phones.lost.get(worker.label)
         if lost is not None:  # the phone went away for good earlier in the run
-            self._record_unrun(result, task, 1, "error", f"device: not run, the phone is gone ({lost})",
+            self._gave_up = True
+            self._record_unrun(result, task, start, "error", f"device: not run, the phone is gone ({lost})",
                                values or {}, sequence_index, worker.label)
             self._close_task(result)
             return result
         snap = None
-        for n in range(1, plan.attempts + 1):
+        for n in range(start, plan.attempts + 1):
             if self.control.cancelled:
                 break
 
             def set_up(n: int = n) -> None:
                 nonlocal snap
-                if n == 1 and not prepared:
+                if n == start and not prepared:
                     self._prepare(device, task)
-                if n == 1 and plan.attempts > 1:
+                if n == start and plan.attempts > n:
                     snap = device.snapshot()
-                if n > 1:
+                if n > start:
                     if snap is not None:
                         device.restore(snap)
                     else:
@@ -299,6 +265,14 @@ class Runner(SequenceMixin):
 
             try:  # a phone that cannot be set up fails this task, not the run
                 self.phones.set_up(device, worker.label, f"setting up {task.id}", set_up)
+            except DeviceLost as err:  # a host gone at once (no wait marked it): it takes no more tasks
+                self.phones.mark_lost(worker.label, err)
+                if self._can_move(worker) and self._move(worker, task, n, result, err, recorded=False):
+                    return result
+                self._gave_up = True
+                self._record_unrun(result, task, n, "error", f"device: setting up the task failed: {err}",
+                                   values or {}, sequence_index, worker.label)
+                break
             except DeviceError as err:
                 self._record_unrun(result, task, n, "error", f"device: setting up the task failed: {err}",
                                    values or {}, sequence_index, worker.label)
@@ -325,10 +299,14 @@ class Runner(SequenceMixin):
                 with contextlib.suppress(StorageError):  # run.json's end is written again as the run stops
                     self._close_task(result)
                 raise runner.fault
-            self._after_attempt(result, outcome, stream, n)
             if runner.lost is not None:
                 self.phones.mark_lost(worker.label, runner.lost)
+                if self._can_move(worker) and self._move(worker, task, n, result, runner.lost, recorded=True):
+                    return result  # not closed: the phone that takes it up closes it
+                self._gave_up = True
+                self._after_attempt(result, outcome, stream, n)
                 break
+            self._after_attempt(result, outcome, stream, n)
             if outcome.status == "aborted":
                 if "keyboard" in (outcome.episode.error or ""):
                     self._interrupted = True
@@ -361,6 +339,7 @@ class Runner(SequenceMixin):
             "first_success": result.first_success,
             "statuses": [ep.status for ep in result.attempts],
             **({"values": result.values} if result.values else {}),
+            **({"lost": list(self._lost_attempts[result.task])} if result.task in self._lost_attempts else {}),
         })
         self.observers.on_task_finished(result.task, result.status)
 

@@ -191,4 +191,4 @@ class GonePhones:
         """A phone that did not come back: it gets no more tasks, and run.json says why."""
         if label not in self.lost:
             self.lost[label] = lost
-            self._warn(f"{label}: {message_of(lost)}: the tasks left for it are not run")
+            self._warn(f"{label}: {message_of(lost)}: it gets no more tasks (another phone of the run takes what is left, if there is one)")

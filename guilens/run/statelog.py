@@ -129,8 +129,12 @@ class StateLog:
                 self.error = f"could not write {rel}: {err}"
 
     def close(self) -> str | None:
-        """Wait for the pending writes; return the first error, if any. Safe to call twice."""
+        """Wait for the pending writes; return the first error, if any. Safe to call twice.
+
+        Lets go of the last observation (its screen is 8 MB): a finished attempt can outlive its
+        end in a reference cycle, and should not hold a screen meanwhile."""
         if self._pool is not None:
             self._pool.shutdown(wait=True)
             self._pool = None
+        self._obs, self._state, self._path = None, None, None
         return self.error

@@ -5,6 +5,16 @@ gets a label (`device_labels`): the device's own name when no other device of
 the run has it (`sim`, `adb:SERIAL`), numbered when several share it (`sim-1`,
 `sim-2`). The label is what the record and the observers know a device by
 (`Episode.device`), and what a take-over, a single step or a mark names.
+
+Where a device runs: with more than one device in a run, each sim opened from a
+spec runs in a process of its own (`guilens.device.process_host`), reached
+through a `HostedDevice`, so the sims draw on separate cores instead of taking
+turns on one GIL. A run with one device keeps it in this process: there is
+nothing to run beside it, so the pipe would be pure cost. A real phone (adb)
+stays here too: its time is spent waiting on the adb server, which threads
+already overlap. There is no setting for it: a caller who wants sims as threads
+(the benchmark's reference) hands open devices in `plan.devices`, which are used
+as they are.
 """
 
 from __future__ import annotations
@@ -53,24 +63,57 @@ class Worker:
         self.current: AttemptRunner | None = None
 
 
-def _open(plan: RunPlan, spec: Any) -> tuple[Device, bool]:
+def _open(plan: RunPlan, spec: Any, host: Any = None) -> tuple[Device, bool]:
     if not isinstance(spec, str):
         return spec, False
     from guilens.device import open_device
 
     s = plan.settings
+    if host is not None:
+        from guilens.device.hosted import HostedDevice
+
+        return HostedDevice(host, prefetch=True), True  # a sim changes only when acted on
     if spec == "sim":
         return open_device("sim", width=s.screen_width, height=s.screen_height), True
     return open_device(spec), True
+
+
+def _start_hosts(plan: RunPlan) -> list[Any]:
+    """A started `ProcessHost` for each sim spec when the run has several devices, else None each.
+    All children start before any is waited for, so they make their sims side by side."""
+    hosts: list[Any] = [None] * len(plan.devices)
+    if len(plan.devices) < 2:
+        return hosts
+    from guilens.device.process_host import ProcessHost
+    from guilens.device.sim import SimDevice
+
+    s = plan.settings
+    try:
+        for i, spec in enumerate(plan.devices):
+            if isinstance(spec, str) and spec.strip() == "sim":
+                hosts[i] = ProcessHost(SimDevice, width=s.screen_width, height=s.screen_height)
+    except BaseException:
+        for h in hosts:
+            if h is not None:
+                h.close()
+        raise
+    return hosts
 
 
 def open_workers(plan: RunPlan, *, channel: QuestionChannel, control: RunControl) -> list[Worker]:
     """Open every device of the plan, label them and give each its agent; on any failure close
     what was opened and raise (a `DeviceError` names the device)."""
     workers: list[Worker] = []
+    hosts = _start_hosts(plan)
     try:
-        for spec in plan.devices:
-            device, owned = _open(plan, spec)
+        for i, spec in enumerate(plan.devices):
+            host, hosts[i] = hosts[i], None  # from here the worker's device owns it
+            try:
+                device, owned = _open(plan, spec, host)
+            except BaseException:
+                if host is not None:
+                    host.close()
+                raise
             workers.append(Worker(device, None, owned))
         labels = device_labels([str(getattr(w.device, "name", "device")) for w in workers])
         for w, label in zip(workers, labels, strict=True):
@@ -78,6 +121,9 @@ def open_workers(plan: RunPlan, *, channel: QuestionChannel, control: RunControl
             w.agent = plan.make_agent(channel=channel, control=control)
     except BaseException:
         close_workers(workers)
+        for h in hosts:
+            if h is not None:
+                h.close()
         raise
     return workers
 

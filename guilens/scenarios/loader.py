@@ -10,18 +10,28 @@ setups that do not fit an app's state. Never a traceback: a file too big, too
 deeply nested or with aliases that explode is refused by a flat scan of its
 YAML events (`yamlscan`) before anything recursive reads it, and values echoed
 in messages are cut to a readable length.
+
+Each file is parsed and validated once per process: `load_scenario` keeps what it built, keyed by
+the file's resolved path and its text (so an edit, even one that keeps the size and the mtime, is
+read again), and every way in (`load_builtin`, `find_task`, a path, `validate_paths`) goes through
+it. The text is read each time: 0.1 ms against 30 ms to parse and validate the built-in packs, and
+no staleness to reason about. libyaml does the parsing wherever PyYAML was built with it
+(`yamlscan.FAST_LOADER`). Across processes, the built-in packs' checked parse is kept in the cache
+dir (`packcache`), so listing them needs neither the YAML nor the simulated phone.
 """
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Iterable
+import re
+import threading
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 import yaml
 from pydantic import ValidationError
 
+from guilens.scenarios import packcache
 from guilens.scenarios.errors import (
     Problem,
     ScenarioError,
@@ -35,6 +45,7 @@ from guilens.scenarios.semantics import semantic_problems
 from guilens.scenarios.yamlscan import MAX_BYTES, scan, yaml_error_text
 
 BUILTIN_DIR = Path(__file__).parent / "builtin"
+_PLAIN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 
 
 class _UniqueKeyLoader(yaml.SafeLoader):
@@ -133,22 +144,81 @@ def load_text(text: str, file: str = "<scenario>") -> Scenario:
     return scenario_from_data(data, file, nodes)
 
 
-def load_scenario(path: str | Path) -> Scenario:
-    """Read and validate one scenario file."""
-    p = Path(path)
+def _read(p: Path) -> str:
+    """A scenario file's text; what stops it being read is a ScenarioError naming the file."""
     try:
         size = p.stat().st_size if p.is_file() else 0
         if size > MAX_BYTES:  # refused before it is read into memory
             raise ScenarioError([Problem(file=str(p), message=f"is {size / 1e6:.1f} MB; a scenario file is at most "
                                                             f"{MAX_BYTES // (1024 * 1024)} MB")])
-        text = p.read_text(encoding="utf-8")
+        return p.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ScenarioError([Problem(file=str(p), message="no such file")]) from None
     except IsADirectoryError:
         raise ScenarioError([Problem(file=str(p), message="is a directory, not a scenario file")]) from None
     except (OSError, UnicodeDecodeError) as err:
         raise ScenarioError([Problem(file=str(p), message=f"cannot read: {err}")]) from None
-    return load_text(text, str(p))
+
+
+def load_scenario(path: str | Path) -> Scenario:
+    """Read and validate one scenario file (once per process for the same text)."""
+    p = Path(path)
+    text = _read(p)
+    key = (str(p.resolve()), text)
+    hit = _recall(_loaded, key)
+    if hit is not None:
+        return hit
+    data, nodes = parse_text(text, str(p))
+    scenario = scenario_from_data(data, str(p), nodes)  # a file with problems raises here, and is never kept
+    _keep(_loaded, key, scenario)
+    if p.parent.resolve() == BUILTIN_DIR.resolve():
+        packcache.store(p, text, data)
+    return scenario
+
+
+_LOADED_MAX = 64
+"""Scenario files kept per process (the built-in packs are three); the oldest goes first."""
+_loaded: dict[tuple[str, str], Scenario] = {}
+"""Files validated in this process, by resolved path and text."""
+_recalled: dict[tuple[str, str], Scenario] = {}
+"""Built-in packs taken from the cache across processes (`packcache`), by resolved path and text."""
+_lock = threading.Lock()  # the runner loads from one thread per device
+
+
+def _recall(memo: dict[tuple[str, str], Scenario], key: tuple[str, str]) -> Scenario | None:
+    with _lock:
+        return memo.get(key)
+
+
+def _keep(memo: dict[tuple[str, str], Scenario], key: tuple[str, str], scenario: Scenario) -> None:
+    with _lock:
+        if len(memo) >= _LOADED_MAX:
+            memo.pop(next(iter(memo)))
+        memo[key] = scenario
+
+
+def _load_builtin_file(p: Path) -> Scenario:
+    """A built-in pack: from this process, else from the cache across processes, else read and validated.
+
+    Only the packs shipped with guilens go through the cache across processes: they are what
+    `scenarios list`, `show` and the home screen read on every start, and there are three, so
+    the cache stays three small files. `validate` never takes a pack from it (`validate_paths`).
+    """
+    text = _read(p)
+    key = (str(p.resolve()), text)
+    hit = _recall(_loaded, key) or _recall(_recalled, key)
+    if hit is not None:
+        return hit
+    data = packcache.recall(p, text)
+    if data is not None:
+        try:
+            scenario = Scenario.model_validate(data)
+        except ValidationError:  # the model changed under the entry: read the file
+            pass
+        else:
+            _keep(_recalled, key, scenario)
+            return scenario
+    return load_scenario(p)
 
 
 def scenario_files(paths: Iterable[str | Path]) -> list[Path]:
@@ -165,12 +235,16 @@ def scenario_files(paths: Iterable[str | Path]) -> list[Path]:
 
 def validate_paths(paths: Iterable[str | Path]) -> tuple[list[Scenario], list[str]]:
     """Load every file; return the good scenarios and every problem of the bad ones (and duplicate ids)."""
+    return _load_all(scenario_files(paths), load_scenario)
+
+
+def _load_all(files: list[Path], load: Callable[[Path], Scenario]) -> tuple[list[Scenario], list[str]]:
     good: list[Scenario] = []
     problems: list[str] = []
     where: dict[str, Path] = {}
-    for f in scenario_files(paths):
+    for f in files:
         try:
-            s = load_scenario(f)
+            s = load(f)
         except ScenarioError as err:
             problems += err.problems
             continue
@@ -182,17 +256,12 @@ def validate_paths(paths: Iterable[str | Path]) -> tuple[list[Scenario], list[st
     return good, problems
 
 
-@functools.lru_cache(maxsize=1)
-def _builtin() -> tuple[Scenario, ...]:
-    good, problems = validate_paths([BUILTIN_DIR])
-    if problems:
-        raise ScenarioError(problems)
-    return tuple(good)
-
-
 def load_builtin() -> list[Scenario]:
     """The scenarios shipped with guilens (`guilens/scenarios/builtin/`)."""
-    return list(_builtin())
+    good, problems = _load_all(builtin_files(), _load_builtin_file)
+    if problems:
+        raise ScenarioError(problems)
+    return good
 
 
 def builtin_files() -> list[Path]:
@@ -204,6 +273,13 @@ def find_scenario(spec: str) -> Scenario:
     p = Path(spec)
     if p.suffix in (".yaml", ".yml", ".json") or p.is_file():
         return load_scenario(p)
+    named = BUILTIN_DIR / f"{spec}.yaml"
+    if _PLAIN_ID.fullmatch(spec) and named.is_file():
+        # A built-in pack lives in the file named by its id: `guilens run demo` reads demo.yaml, not
+        # the 74 kB memory pack too. Only a file that says so is taken; anything else looks at all.
+        s = _load_builtin_file(named)
+        if s.id == spec:
+            return s
     for s in load_builtin():
         if s.id == spec:
             return s

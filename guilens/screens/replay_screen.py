@@ -4,7 +4,15 @@ Steps as a list (and ←/→, Home/End, `g` to go to a step); the screen before
 the step with its action drawn and the screen after; the thought, memory and
 milestones at that step; the judge's verdict with every stage's reason and
 the steps it looked at (those steps are marked ◆ in the list). `j` judges.
-Screens are decoded on a thread, so scrubbing never stalls the keys.
+
+Opening and moving do not grow with the episode once its list fills the panel
+(`benchmarks/bench_replay.py`): the list draws only the rows in view (`StepList`);
+the screens are decoded on threads, the first ones while Textual composes, and
+the neighbours' frames are prepared ahead (`replay_frames`), so ← → only hand a
+finished frame to the phones; the task's milestones (scenario files) are looked
+up after the first paint; the heap is frozen while the replay is open, so the
+collector's full passes stop landing on jumps. A jump supersedes whatever was
+still loading for the step before it; a frame for a step left is dropped.
 
 Steps are numbered from 1, as the run screen and the report number them
 (`describe.step_number`): a 17-step episode is "17 steps", its panels read
@@ -29,46 +37,44 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
+from textual.message import Message
 from textual.reactive import reactive
-from textual.screen import Screen
-from textual.widgets import Footer, OptionList, Static
-from textual.widgets.option_list import Option
+from textual.widgets import Footer, Static
 
-from guilens.describe import step_number, time_text
+from guilens.describe import step_number
 from guilens.episode import EpisodeReader, Step
+from guilens.screens import replay_frames as frames
+from guilens.screens.replay_frames import EpisodeScreens, Pair, ReplayLoader
+from guilens.screens.replay_labels import LabelMixin
+from guilens.screens.replay_steps import looked_at, reached_by_step, step_row, summary, task_of
 from guilens.screens.widgets.memory import MemoryView
 from guilens.screens.widgets.milestones import MilestoneView, rows_from_task
 from guilens.screens.widgets.phone import PhoneView, Renderer
-from guilens.screens.widgets.render import STATUS_STYLE, action_text, render_step, short
+from guilens.screens.widgets.render import render_step
+from guilens.screens.widgets.step_list import StepList
 from guilens.screens.widgets.verdict import VerdictView
 
 if TYPE_CHECKING:
     from guilens.judge.labels import Label
 
 
-def looked_at(verdict: dict[str, Any] | None, total: int | None = None) -> dict[int, list[str]]:
-    """Step -> the judge stages that looked at it (a stage that read every step marks none)."""
-    out: dict[int, list[str]] = {}
-    for stage in (verdict or {}).get("stages", []) or []:
-        steps = stage.get("steps", []) or []
-        if total is not None and len(set(steps)) >= total:
-            continue
-        for n in steps:
-            out.setdefault(int(n), []).append(stage.get("stage", "?"))
-    return out
+class Loaded(Message):
+    """A step's screens, decoded and prepared on the loader's thread."""
+
+    def __init__(self, pair: Pair) -> None:
+        super().__init__()
+        self.pair = pair
 
 
-def task_of(reader: EpisodeReader) -> Any:
-    """The task definition the episode ran, if guilens can still find it."""
-    try:
-        from guilens.judge.pipeline import resolve_task
+class TaskFound(Message):
+    """The task the episode ran (or None), looked up on a thread."""
 
-        return resolve_task(reader)[1]
-    except Exception:  # an unknown or changed scenario only costs the pending milestone rows
-        return None
+    def __init__(self, task: Any) -> None:
+        super().__init__()
+        self.task = task
 
 
-class ReplayScreen(Screen[None]):
+class ReplayScreen(LabelMixin):
     HELP_TITLE = "replay"
     KEY_HELP = [
         ("Moving", [("← →", "previous / next step"), ("Home / End", "first / last step"),
@@ -109,8 +115,17 @@ class ReplayScreen(Screen[None]):
         self.settings = settings
         self.reader = EpisodeReader(self.path)
         self.steps: list[Step] = self.reader.steps
+        self.screens = EpisodeScreens(self.reader)
+        if self.steps:  # start decoding the first step's screens while Textual composes
+            self.screens.future(0)
+            self.screens.future(1)
+        self.loader: ReplayLoader | None = None
+        self._frozen = self._settled = False
         self.verdict: dict[str, Any] | None = self.reader.verdict()
-        self.task_def = task_of(self.reader)
+        self._looked = looked_at(self.verdict, len(self.steps) + 1)
+        self._reached = reached_by_step(self.reader.episode.milestones, self.steps)
+        self.task_def: Any = None
+        """The task the episode ran (for the milestone list): looked up after the first paint."""
         self.label: Label | None = None
         """The person's label (`label.json`), or None."""
         self.label_problem: str | None = None
@@ -118,18 +133,23 @@ class ReplayScreen(Screen[None]):
         self._read_label()
 
     def compose(self) -> ComposeResult:
+        frames.freeze_heap()  # until unmount (see `freeze_heap`)
+        self._frozen = True
         ep = self.reader.episode
         yield Static(self._summary(), id="summary")
         with Horizontal(id="body"):
             with Vertical(id="steps") as box:
                 box.border_title = f"{len(self.steps)} steps"
-                yield OptionList(*self._options(), id="step-list")
+                yield StepList(len(self.steps), self._row, id="step-list")
             with Horizontal(id="screens"):
                 before = PhoneView(self.renderer, id="before")
                 before.border_title = "before"
-                yield before
                 after = PhoneView(self.renderer, id="after")
                 after.border_title = "after"
+                # Sized now from the app's size, so the first layout is the last (no frame made twice).
+                before.styles.width = after.styles.width = self._phone_cols(before, self.app.size.width,
+                                                                            self.app.size.height)
+                yield before
                 yield after
             with Vertical(id="detail"):
                 with VerticalScroll(id="detail-box") as box:
@@ -146,107 +166,28 @@ class ReplayScreen(Screen[None]):
         self.sub_title = f"{ep.scenario}:{ep.task}" if ep.scenario else ep.task
 
     def _summary(self) -> Content:
-        ep = self.reader.episode
-        what = f"{ep.scenario}:{ep.task}" if ep.scenario else ep.task
-        style = STATUS_STYLE.get(ep.status, "$text")
-        bits = [ep.level, f"attempt {ep.attempt}/{ep.attempts}", ep.agent or "agent", ep.device or "",
-                f"{len(self.steps)} steps"]
-        if ep.timings.duration_s is not None:
-            bits.append(time_text(ep.timings))
-        if ep.cost_usd:
-            bits.append(f"${ep.cost_usd:.4f}")
-        if self.reader.interrupted:
-            bits.append("the writer stopped early")
-        head = Content.from_markup(f" [b]$what[/] · [b {style}]$status[/] · $bits\n [i]$instr[/]", what=what,
-                                   status=ep.status, bits=" · ".join(b for b in bits if b),
-                                   instr=short(ep.instruction, 300))
-        return head + Content("\n") + self._label_line()
+        return summary(self.reader) + Content("\n") + self._label_line()
 
-    # -- the person's label ------------------------------------------------------------------
-    def _read_label(self) -> None:
-        from guilens.judge.labels import LabelError, read_label
+    def _row(self, i: int) -> Content:
+        return step_row(self.steps[i], self._looked)
 
-        try:
-            self.label, self.label_problem = read_label(self.path), None
-        except LabelError as err:
-            self.label, self.label_problem = None, str(err)
-
-    def _label_line(self) -> Content:
-        from guilens.screens.label_modal import label_line
-
-        return label_line(self.label, self.label_problem, self.verdict)
-
-    def _show_label(self) -> None:
-        self.query_one("#summary", Static).update(self._summary())
-
-    def action_label(self) -> None:
-        """Label the episode (success/failure and a reason), change the label, or clear it."""
-        from guilens.screens.label_modal import LabelChoice, LabelScreen
-        from guilens.storage import StorageError, check_file_target
-
-        try:
-            check_file_target(self.path / "label.json")
-        except StorageError as err:
-            self.notify(f"Cannot label this episode: {err.path}: {err.why} (a read-only run?)",
-                        severity="error", timeout=8)
-            return
-
-        def done(choice: LabelChoice | None) -> None:
-            if choice is None:
-                return
-            from guilens.judge.labels import clear_label, write_label
-
-            word, reason = choice
-            try:
-                if word == "clear":
-                    clear_label(self.path)
-                else:
-                    write_label(self.path, word, reason)
-            except (StorageError, ValueError) as err:
-                self.notify(f"The label was not saved: {err}", severity="error", timeout=8)
-                return
-            self._read_label()
-            self._show_label()
-            self.notify("Label cleared" if word == "clear" else f"Labelled {word}", timeout=2)
-
-        ep = self.reader.episode
-        title = f"Label · {ep.task} · attempt {ep.attempt}"
-        self.app.push_screen(LabelScreen(title, current=self.label.label if self.label else None,
-                                         reason=self.label.reason if self.label else "",
-                                         judge=(self.verdict or {}).get("decision")), done)
-
-    def _options(self) -> list[Option]:
-        seen = looked_at(self.verdict, len(self.steps) + 1)
-        opts = []
-        for s in self.steps:
-            flags = ""
-            if s.milestones:
-                flags += " ★"
-            if s.error:
-                flags += " ✗"
-            if s.index in seen:
-                flags += " ◆"
-            who = "[$warning]H[/] " if s.by == "human" else ""
-            opts.append(Option(Content.from_markup(f"[$text-muted]$n[/] {who}$a[$accent]$f[/]",
-                                                   n=f"{step_number(s.index):>3}", a=short(action_text(s.action), 24),
-                                                   f=flags),
-                               id=str(s.index)))
-        return opts
-
-    def on_resize(self) -> None:
+    def _phone_cols(self, before: PhoneView, width: int, height: int) -> int:
         """Each phone as wide as its view needs at this height (pixels at the screen's aspect, text
         wider), within a share of the terminal's width."""
-        before = self.query_one("#before", PhoneView)
         if self.zoomed:
-            cols = self.size.width // 2
-        else:
-            rows = max(4, self.size.height - 5)  # summary, footer, borders
-            share = 3 / 10 if self.size.width >= 150 else 1 / 5
-            if before.view != "pixels":  # text wants width, but the step's detail needs room too
-                share = 1 / 4 if self.size.width >= 150 else 1 / 5
-            cols = min(before.wanted_width(rows) + 2, max(16, int(self.size.width * share)))
+            return width // 2
+        rows = max(4, height - 5)  # summary, footer, borders
+        share = 3 / 10 if width >= 150 else 1 / 5
+        if before.view != "pixels":  # text wants width, but the step's detail needs room too
+            share = 1 / 4 if width >= 150 else 1 / 5
+        return min(before.wanted_width(rows) + 2, max(16, int(width * share)))
+
+    def on_resize(self) -> None:
+        before = self.query_one("#before", PhoneView)
+        cols = self._phone_cols(before, self.size.width, self.size.height)
         for phone in (before, self.query_one("#after", PhoneView)):
-            phone.styles.width = cols
+            if phone.styles.width is None or phone.styles.width.value != cols:
+                phone.styles.width = cols
 
     def action_cycle_view(self) -> None:
         after = self.query_one("#after", PhoneView)
@@ -260,63 +201,101 @@ class ReplayScreen(Screen[None]):
             phone.magnify(phone.zoom + delta)
 
     def on_mount(self) -> None:
-        milestones = self.query_one(MilestoneView)
-        milestones.set_rows(rows_from_task(self.task_def) if self.task_def is not None else [])
         self.query_one(VerdictView).show(self.verdict)
-        self.query_one("#step-list", OptionList).focus()
+        self.query_one("#step-list", StepList).focus()
+        before, after = self.query_one("#before", PhoneView), self.query_one("#after", PhoneView)
+        self.loader = ReplayLoader(
+            self.screens, [s.action for s in self.steps], prepare=before.prepare,
+            frame_key=lambda: (before.box, before.viewport, after.box, after.viewport, before.renderer),
+            deliver=lambda pair: self.post_message(Loaded(pair)),
+            laid_out=lambda: before.box != (0, 0) or before.view == "text")
         if self.steps:
             self.index = 0
             self.watch_index(0)
         else:
             self.query_one("#step-detail", Static).update("This episode has no steps.")
+        self.call_after_refresh(self._find_task)
+
+    def on_unmount(self) -> None:
+        if self.loader is not None:
+            self.loader.close()
+        self.screens.close()
+        if self._frozen:
+            self._frozen = False
+            frames.thaw_heap()
+
+    @work(thread=True, exclusive=True, group="replay-task")
+    def _find_task(self) -> None:
+        """The task definition, for the milestone list: reads the scenario files, so after the first paint."""
+        self.post_message(TaskFound(task_of(self.reader)))  # not call_from_thread: the app may be leaving
+
+    def on_task_found(self, message: TaskFound) -> None:
+        self.task_def = task = message.task
+        self.query_one(MilestoneView).set_rows(rows_from_task(task) if task is not None else [])
+        if self.steps:
+            self._show_step(self.index)
 
     # -- moving ------------------------------------------------------------------------------
     def watch_index(self, index: int) -> None:
         if not self.steps:
             return
-        ol = self.query_one("#step-list", OptionList)
-        if ol.highlighted != index:
-            ol.highlighted = index
+        self.query_one("#step-list", StepList).highlight(index)
+        self._show_step(index)
+        n = step_number(index)
+        last = index + 1 >= len(self.steps)
+        self.query_one("#before", PhoneView).border_title = f"before · step {n}"
+        self.query_one("#after", PhoneView).border_title = f"after · step {n}" + (" · final screen" if last else "")
+        if self.loader is None:
+            return
+        pair = self.loader.cached(index)
+        if pair is not None:  # prepared ahead: shown now, no thread to wait for
+            self._show(pair)
+        self.loader.request(index)  # on a hit, this serves nothing new and prepares the neighbours
+
+    def _show_step(self, index: int) -> None:
+        """The step's text: detail, memory, milestones."""
         step = self.steps[index]
         prev = self.steps[index - 1].memory if index > 0 else None
         self.query_one(MemoryView).show(step.memory, prev)
-        reached = {h.id: h.step for h in self.reader.episode.milestones if h.step <= index}
-        for s in self.steps[: index + 1]:
-            for mid in s.milestones:
-                reached.setdefault(mid, s.index)
-        self.query_one(MilestoneView).set_reached(reached, {h.id: h.text for h in self.reader.episode.milestones})
+        milestones = self.query_one(MilestoneView)
+        milestones.set_reached(self._reached[index], {h.id: h.text for h in self.reader.episode.milestones})
         texts = {h.id: h.text for h in self.reader.episode.milestones if h.text}
-        texts.update({r.id: r.text for r in self.query_one(MilestoneView).rows if r.text})
+        texts.update({r.id: r.text for r in milestones.rows if r.text})
         detail = render_step(step, texts)
-        judged = looked_at(self.verdict, len(self.steps) + 1).get(index)
+        judged = self._looked.get(index)
         if judged:
             detail = detail + Content.from_markup("\n[$accent]◆ the judge looked at this step: $s[/]",
                                                   s=", ".join(judged))
         self.query_one("#step-detail", Static).update(detail)
-        n = step_number(index)
-        self.query_one("#detail-box").border_title = f"step {n} of {len(self.steps)}"
-        last = index + 1 >= len(self.steps)
-        self.query_one("#before", PhoneView).border_title = f"before · step {n}"
-        self.query_one("#after", PhoneView).border_title = f"after · step {n}" + (" · final screen" if last else "")
-        self._load(index)
+        self.query_one("#detail-box").border_title = f"step {step_number(index)} of {len(self.steps)}"
 
-    @work(thread=True, exclusive=True, group="replay-load")
-    def _load(self, index: int) -> None:
-        before = self.reader.screen(index), self.reader.ui_xml(index)
-        last = index + 1 <= len(self.steps)
-        after = (self.reader.screen(index + 1), self.reader.ui_xml(index + 1)) if last else (None, None)
-        self.app.call_from_thread(self._show, index, before, after)
+    def on_loaded(self, message: Loaded) -> None:
+        if message.pair.index == self.index:  # else a step already left: the next Loaded is on its way
+            self._show(message.pair)
 
-    def _show(self, index: int, before: tuple[Any, str | None], after: tuple[Any, str | None]) -> None:
-        if index != self.index:
-            return
-        self.query_one("#before", PhoneView).show(before[0], self.steps[index].action, ui_xml=before[1])
-        self.query_one("#after", PhoneView).show(after[0], ui_xml=after[1])
+    def _show(self, pair: Pair) -> None:
+        before, after = self.query_one("#before", PhoneView), self.query_one("#after", PhoneView)
+        if before.shown.image is pair.before.image and before.shown.image is not None \
+                and after.shown.image is pair.after.image and before.shown.action == self.steps[pair.index].action:
+            return  # shown already, from the cache
+        before.show(pair.before.image, self.steps[pair.index].action, frame=pair.before_frame,
+                    ui_xml=pair.before.ui_xml)
+        after.show(pair.after.image, frame=pair.after_frame, ui_xml=pair.after.ui_xml)
+        for problem in (pair.before.problem, pair.after.problem):
+            if problem:
+                self.notify(problem, severity="error", timeout=8)
+        if not self._settled:  # the first step is on screen: a moment the person spends looking
+            self._settled = True
+            self.call_after_refresh(self._settle)
 
-    @on(OptionList.OptionHighlighted, "#step-list")
-    def _picked(self, event: OptionList.OptionHighlighted) -> None:
-        if event.option_index != self.index:
-            self.index = event.option_index
+    def _settle(self) -> None:
+        if self._frozen:
+            frames.settle_heap()
+
+    @on(StepList.Highlighted, "#step-list")
+    def _picked(self, event: StepList.Highlighted) -> None:
+        if event.index != self.index:
+            self.index = event.index
 
     def action_move(self, delta: int) -> None:
         if self.steps:
@@ -365,13 +344,12 @@ class ReplayScreen(Screen[None]):
 
         def done(verdict: Any) -> None:
             self.verdict = self.reader.verdict()
+            self._looked = looked_at(self.verdict, len(self.steps) + 1)
             self.query_one(VerdictView).show(self.verdict)
             self._show_label()
-            ol = self.query_one("#step-list", OptionList)
-            ol.clear_options()
-            ol.add_options(self._options())
-            ol.highlighted = self.index
-            self.watch_index(self.index)
+            self.query_one("#step-list", StepList).set_rows(len(self.steps), self._row)
+            if self.steps:
+                self._show_step(self.index)
 
         self.app.push_screen(JudgeScreen(self.path, settings=self.settings), done)
 

@@ -32,7 +32,7 @@ from guilens.actions import (
     Type,
     Wait,
 )
-from guilens.device.base import Observation
+from guilens.device.base import Observation, readonly_view
 from guilens.device.sim.core import Ctx, Phone, Route
 from guilens.device.sim.editing import Editing
 from guilens.device.sim.kit import Field, SeekBar, View, hit, render, scroll_at
@@ -155,7 +155,7 @@ class SimDevice(Editing):
             self._img = render(view, self._size)
             self._img_key = key
         return Observation(
-            screenshot=_shared(self._img), ui_xml=self._xml, app=ALL[self._phone.foreground].package,
+            screenshot=readonly_view(self._img), ui_xml=self._xml, app=ALL[self._phone.foreground].package,
             clock=self._phone.clock, size=self._size,
             extra={"screen": self.state_screen()},
         )
@@ -366,14 +366,3 @@ class SimDevice(Editing):
 
     def _anomalies(self) -> None:
         chrome.trigger_anomalies(self._ctx())
-
-
-def _shared(img: Image.Image) -> Image.Image:
-    """The cached screen as a copy-on-write view: no 8 MB copy per observation, and a caller that
-    draws on it (ImageDraw, paste, putpixel) gets its own copy instead of changing the next frame."""
-    try:
-        view = img._new(img.im)
-        view.readonly = 1
-        return view
-    except AttributeError:  # pragma: no cover - a Pillow without the private hook
-        return img.copy()

@@ -103,21 +103,33 @@ def ellipsize(s: str, size: int, width: int) -> str:
 
 
 class _TileCache:
-    """A bounded LRU of pre-rendered RGB tiles; eviction order is deterministic, so output is too."""
+    """A bounded LRU of pre-rendered RGB tiles; eviction order is deterministic, so output is too.
 
-    def __init__(self, limit: int = 3000) -> None:
-        self.limit = limit
+    Bounded by bytes, not by count: tiles run from a glyph to a whole text block, so 3,000 of them
+    held 70 MB by the end of the memory pack, a third of a run's memory. 24 MB keeps what a run
+    reuses (the same labels on every screen) at no measured cost in speed (`benchmarks/bench_pack.py`).
+    """
+
+    def __init__(self, limit_bytes: int = 24 * 1024 * 1024) -> None:
+        self.limit_bytes = limit_bytes
+        self.bytes = 0
         self.items: OrderedDict[tuple, Image.Image] = OrderedDict()
 
     def get(self, key: tuple, make: Callable[[], Image.Image]) -> Image.Image:
         tile = self.items.get(key)
         if tile is None:
             tile = self.items[key] = make()
-            if len(self.items) > self.limit:
-                self.items.popitem(last=False)
+            self.bytes += _size(tile)
+            while self.bytes > self.limit_bytes and len(self.items) > 1:
+                _, old = self.items.popitem(last=False)
+                self.bytes -= _size(old)
         else:
             self.items.move_to_end(key)
         return tile
+
+
+def _size(tile: Image.Image) -> int:
+    return tile.width * tile.height * len(tile.getbands())
 
 
 _TILES = _TileCache()

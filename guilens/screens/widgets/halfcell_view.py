@@ -83,11 +83,18 @@ class HalfcellView(Widget):
         row = y - fit.top
         if 0 <= row < len(self.frame.strips):
             strip = self.frame.strips[row]
-            if fit.left or strip.cell_length != width:
+            right = width - fit.left - strip.cell_length
+            if right >= 0:
+                # One Strip for the padded line: each Strip Textual builds costs more than its segments.
+                segments = [Segment(" " * fit.left, bg)] if fit.left else []
+                segments += strip
+                if right:
+                    segments.append(Segment(" " * right, bg))
+                line = Strip(segments, width)
+            else:
                 strip = strip.crop(0, width - fit.left)
-                strip = Strip.join([Strip.blank(fit.left, bg), strip,
-                                    Strip.blank(width - fit.left - strip.cell_length, bg)])
-            line = strip
+                line = Strip.join([Strip.blank(fit.left, bg), strip,
+                                   Strip.blank(width - fit.left - strip.cell_length, bg)])
         else:
             line = Strip.blank(width, bg)
         self._lines[y] = line

@@ -1,0 +1,256 @@
+"""How fast the replay screen shows an episode's first step and each jump, at 21 and at 200 steps.
+
+Usage: python benchmarks/bench_replay.py [--rounds 3] [--jumps 10] [--size 200x60]
+
+Records two episodes from the simulated phone with the real `Recorder` (21 and
+200 steps, in a temporary folder), then, in interleaved rounds (21, 200, 21,
+200, ...) so both see the same machine, opens each in the replay screen
+headless (`App.run_test()` at a real terminal size, half-cell phones), each
+time in a fresh Python process as `guilens replay` would be (one process
+replaying many episodes would carry the last one's garbage into the next one's
+collections), and measures:
+
+- first step: from the moment the app is ready to draw (it asks for its first
+  screen: `GuilensApp.on_mount` calls the screen factory, so reading the
+  episode is included) to the first step shown;
+- next, warm: → after the screen has been idle (its neighbours prepared);
+- far, cold: `g` to a step far from every step seen lately, so its screens
+  are not decoded yet (the table says how many of these really decoded);
+- far, warm: End / Home between two steps already seen.
+
+"Shown" means: the screen is at the step, its list row is highlighted, its
+detail panel says "step N of M", both phone views have received the frame
+made from that step's screens (before, with the action drawn, and after), and
+the compositor has finished a render that started after all of that was true
+(the frame reached the screen's lines). Timing ends when that render ends.
+
+Targets (issue 14): first step <= 100 ms; any jump <= 50 ms; the 200-step
+episode no slower than the 21-step one (ratio <= 1.2). Medians decide
+PASS/FAIL; p90 is printed beside them. On a loaded machine every figure grows;
+the ratios between the two episodes stay meaningful.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from textual._compositor import Compositor
+
+from guilens.actions import parse_action
+from guilens.device.sim import SimDevice
+from guilens.episode import Episode, Memory, Recorder, Step, Timings
+from guilens.screens.app import GuilensApp
+from guilens.screens.modals import PromptScreen
+from guilens.screens.replay_screen import ReplayScreen
+from guilens.screens.widgets.phone import PhoneView, set_cell_size
+from guilens.screens.widgets.step_list import StepList
+
+APPS = ["notes", "calculator", "contacts", "calendar", "clock", "messages", "settings", "shop", "maps", "expense"]
+FIRST_MS, JUMP_MS, GROWTH = 100.0, 50.0, 1.2
+
+
+def record(out: Path, steps: int) -> Path:
+    """An episode of `steps` steps on the sim: apps opened, tapped in, and left, so screens differ."""
+    dev = SimDevice()
+    t0 = datetime(2026, 1, 1, tzinfo=UTC)
+    ep = Episode(task=f"bench-{steps}", scenario="bench", instruction="Wander through the apps", level="L0",
+                 agent="oracle", device="sim", screen_size=dev.size, timings=Timings(started_at=t0))
+    rec = Recorder(out, ep)
+    for i in range(steps):
+        obs = dev.observe()
+        if i % 3 == 0:
+            action: dict[str, Any] = {"type": "open_app", "app": APPS[(i // 3) % len(APPS)]}
+        elif i % 3 == 1:
+            action = {"type": "tap", "x": 540, "y": 600 + (i * 37) % 1400}
+        else:
+            action = {"type": "key", "key": "home"}
+        dev.act(parse_action(action))
+        rec.record_step(Step(index=i, started_at=t0 + timedelta(seconds=i), ended_at=t0 + timedelta(seconds=i + 1),
+                             app=obs.app, clock=obs.clock, thought=f"Step {i}: on to the next app.", action=action,
+                             action_description=action["type"], memory=Memory(stm=[f"step {i} done"])),
+                        obs.screenshot, obs.ui_xml)
+    final = dev.observe()
+    rec.finish("success", final_screen=final.screenshot, final_ui=final.ui_xml)
+    return out
+
+
+class RenderWatch:
+    """Hooks the compositor: notes when a render that began with `cond()` true has ended."""
+
+    def __init__(self) -> None:
+        self.cond: Callable[[], bool] | None = None
+        self.done_at: float | None = None
+        for name in ("render_full_update", "render_partial_update"):
+            original = getattr(Compositor, name)
+            setattr(Compositor, name, self._wrap(original))
+
+    def _wrap(self, original: Any) -> Any:
+        def render(compositor: Any, *args: Any, **kwargs: Any) -> Any:
+            hit = self.cond is not None and self.done_at is None and self.cond()
+            result = original(compositor, *args, **kwargs)
+            if hit:
+                self.done_at = time.perf_counter()
+            return result
+        return render
+
+    def arm(self, cond: Callable[[], bool]) -> None:
+        self.cond, self.done_at = cond, None
+
+    async def wait(self, t0: float, timeout: float = 20.0) -> float:
+        """Milliseconds from `t0` to the end of the render that showed it."""
+        end = time.perf_counter() + timeout
+        while self.done_at is None:
+            if time.perf_counter() > end:
+                raise TimeoutError("the step was never shown")
+            await asyncio.sleep(0.0005)
+        done, self.cond = self.done_at, None
+        return (done - t0) * 1000
+
+
+def shown(app: GuilensApp, i: int) -> Callable[[], bool]:
+    def check() -> bool:
+        screen = app.screen
+        if not isinstance(screen, ReplayScreen) or screen.index != i or not screen.is_mounted:
+            return False
+        before, after = screen.query_one("#before", PhoneView), screen.query_one("#after", PhoneView)
+        want_b, want_a = screen.screens.ready(i), screen.screens.ready(i + 1)
+        return (want_b is not None and want_a is not None
+                and before.shown.image is want_b.image and after.shown.image is want_a.image
+                and before.canvas is not None and after.canvas is not None
+                and before.canvas.frame is not None and after.canvas.frame is not None
+                and before._frame_for is want_b.image and after._frame_for is want_a.image
+                and before.canvas.frame.action == screen.steps[i].action
+                and screen.query_one("#step-list", StepList).highlighted == i
+                and screen.query_one("#detail-box").border_title == f"step {i + 1} of {len(screen.steps)}")
+    return check
+
+
+def far_targets(n: int, count: int, seed: int, start: int) -> list[int]:
+    """Steps each far from the last few visited (not decoded, not prepared: a cold cache), and
+    neither end (End/Home must move afterwards)."""
+    rng, out, recent = random.Random(seed), [], [0, start, n - 1]
+    for _ in range(count):
+        best = max(rng.sample(range(1, n - 1), min(n - 2, 12)), key=lambda s: min(abs(s - r) for r in recent))
+        out.append(best)
+        recent = (recent + [best])[-4:]
+    return out
+
+
+async def session(path: Path, size: tuple[int, int], jumps: int, seed: int, watch: RenderWatch) -> dict[str, Any]:
+    t0 = [0.0]
+    app: GuilensApp
+
+    def first() -> ReplayScreen:
+        t0[0] = time.perf_counter()
+        watch.arm(shown(app, 0))
+        return ReplayScreen(path)
+
+    app = GuilensApp(first)
+    out: dict[str, Any] = {"next": [], "cold": [], "warm": [], "decoded": 0}
+    async with app.run_test(size=size) as pilot:
+        out["first"] = await watch.wait(t0[0])
+        screen = app.screen
+        assert isinstance(screen, ReplayScreen)
+        n = len(screen.steps)
+
+        async def jump(keys: list[str], target: int) -> float:
+            await pilot.pause(0.25)  # idle: the loader has prepared the neighbours
+            watch.arm(shown(app, target))
+            t = time.perf_counter()
+            await pilot.press(*keys)
+            return await watch.wait(t)
+
+        for k in range(jumps):  # → from the start
+            out["next"].append(await jump(["right"], k + 1))
+        for target in far_targets(n, jumps, seed, start=screen.index):
+            await pilot.pause(0.25)
+            await pilot.press("g")
+            while not isinstance(app.screen, PromptScreen):
+                await pilot.pause(0.01)
+            await pilot.press(*str(target + 1))
+            decodes = screen.screens.decodes
+            out["cold"].append(await jump(["enter"], target))
+            out["decoded"] += screen.screens.decodes > decodes  # really cold: it had to decode
+        await jump(["end"], n - 1)
+        await jump(["home"], 0)
+        for k in range(jumps):
+            out["warm"].append(await jump(["end"] if k % 2 == 0 else ["home"], n - 1 if k % 2 == 0 else 0))
+        await pilot.press("q")
+    return out
+
+
+def p90(xs: list[float]) -> float:
+    return sorted(xs)[max(0, round(0.9 * len(xs)) - 1)]
+
+
+def one_session(path: Path, size: tuple[int, int], jumps: int, seed: int) -> dict[str, Any]:
+    """One replay session in a fresh process (this file, `--session`): its figures as JSON."""
+    cmd = [sys.executable, __file__, "--session", str(path), "--size", f"{size[0]}x{size[1]}",
+           "--jumps", str(jumps), "--seed", str(seed)]
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"a replay session failed ({path}):\n{done.stderr.strip()}")
+    got: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return got
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--jumps", type=int, default=10, help="jumps of each kind per round")
+    ap.add_argument("--size", default="200x60", help="terminal columns x rows")
+    ap.add_argument("--session", type=Path, help=argparse.SUPPRESS)  # one session, in this process
+    ap.add_argument("--seed", type=int, default=0, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    cols, rows = (int(v) for v in args.size.lower().split("x"))
+    if args.session is not None:
+        set_cell_size((10, 20))  # the phones' geometry, without asking a terminal
+        print(json.dumps(asyncio.run(session(args.session, (cols, rows), args.jumps, args.seed, RenderWatch()))))
+        return
+    results: dict[int, dict[str, list[float]]] = {}
+    with tempfile.TemporaryDirectory(prefix="bench-replay-") as tmp:
+        paths = {n: record(Path(tmp) / f"steps-{n}", n) for n in (21, 200)}
+        for r in range(args.rounds):
+            for n, path in paths.items():
+                got = one_session(path, (cols, rows), args.jumps, seed=r)
+                acc = results.setdefault(n, {"first": [], "next": [], "cold": [], "warm": [], "decoded": []})
+                acc["first"].append(got["first"])
+                for key in ("next", "cold", "warm"):
+                    acc[key] += got[key]
+                acc["decoded"].append(got["decoded"])
+                print(f"  round {r + 1}, {n:>3} steps: first {got['first']:.0f} ms", file=sys.stderr)
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"replay at {cols}x{rows}, {args.rounds} rounds interleaved, load average {load:.1f} on "
+          f"{os.cpu_count()} cores (ms; median / p90; target: PASS when the median is within it)")
+    rows_spec = [("first step shown", "first", FIRST_MS), ("next step (→), warm", "next", JUMP_MS),
+                 ("far jump (g), cold", "cold", JUMP_MS), ("far jump (End/Home), warm", "warm", JUMP_MS)]
+    print(f"{'':28}{'21 steps':>18}{'200 steps':>18}{'target':>9}{'200/21':>9}   verdict")
+    for label, key, target in rows_spec:
+        a, b = results[21][key], results[200][key]
+        ma, mb = statistics.median(a), statistics.median(b)
+        growth = mb / ma if ma else float("nan")
+        ok = ma <= target and mb <= target and growth <= GROWTH
+        why = [] if ok else [w for w, bad in (("too slow", max(ma, mb) > target),
+                                                (f"grows > {GROWTH}x", growth > GROWTH)) if bad]
+        print(f"{label:28}{ma:>9.1f} /{p90(a):>6.1f}{mb:>10.1f} /{p90(b):>6.1f}{target:>9.0f}{growth:>9.2f}   "
+              f"{'PASS' if ok else 'FAIL: ' + ', '.join(why)}  ({mb / target:.2f}x target)")
+    cold = {n: sum(results[n]['decoded']) for n in (21, 200)}
+    print(f"cold jumps that decoded a screen: 21 steps {cold[21]}/{len(results[21]['cold'])}, "
+          f"200 steps {cold[200]}/{len(results[200]['cold'])}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,294 @@
+"""The replay's screens: decoded once, off the event loop, ahead of the person.
+
+A step shows two screens, the one it saw and the one its action left, and the
+second is the first of the next step. Decoding a 1080x2400 PNG takes 20-60 ms
+and shrinking it for the phone view a few more, so the replay used to spend
+100-200 ms on every jump, and paid them again on the way back. Here:
+
+- `EpisodeScreens` decodes screens on a pool of three threads (Pillow lets go
+  of the GIL while it inflates, so a step's two screens decode side by side on
+  two cores, even while one neighbour is still being read ahead) and keeps the last few decoded, by index, least recently used
+  first out. A screen asked for twice is decoded once (the cache holds the
+  future, not the result). `decodes` counts real decodes, for tests and the
+  benchmark.
+- `ReplayLoader` is one thread that serves the step in view first and then
+  prepares its neighbours (next two, previous one): their screens decoded and
+  their phone frames already shrunk and drawn with the action, so ← and →
+  cost the event loop only the handing over. A newer request supersedes the
+  one in progress: its result is not delivered, and the prefetch stops without
+  waiting for the decode it started (one at a time, so the new step's two
+  screens always find two free threads).
+  Nothing beyond the neighbours is read, so memory and work stay flat with the
+  episode's length.
+
+Written by hand because what is cached is two-layered (decoded screens by
+index, frames by index and the phone's geometry) and must be single-flight
+across threads; `functools.lru_cache` is neither, and the pool is
+`concurrent.futures`'.
+"""
+
+from __future__ import annotations
+
+import gc
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import wait as futures_wait
+from dataclasses import dataclass
+from typing import Any
+
+from PIL import Image
+
+from guilens.episode import EpisodeReader
+from guilens.screens.widgets.halfcell import HalfcellFrame
+
+AHEAD = (1, 2, -1)
+_frozen: list[int] = [0]
+"""The steps prepared after the one in view, in order: the next two, then the previous one."""
+
+
+def freeze_heap() -> None:
+    """Leave every object alive now out of the collector's passes (`gc.freeze`), while the replay is open.
+
+    Every frame drawn makes a few hundred Textual `Strip`s, so the collector runs often, and its
+    full passes walked every object of the app (Textual, pydantic, the episode): 40-100 ms,
+    landing on the first paint or on a jump at random. Frozen, a pass walks only what was made
+    since. `settle_heap` (once the first step is shown) collects what was already garbage when
+    the replay opened; `thaw_heap` (when it closes) gives everything back to the collector."""
+    gc.freeze()
+    _frozen[0] += 1
+
+
+def settle_heap() -> None:
+    """One full collection, then freeze again: for a moment the person spends looking."""
+    gc.unfreeze()
+    gc.collect()
+    gc.freeze()
+
+
+def thaw_heap() -> None:
+    if _frozen[0] > 0:
+        _frozen[0] -= 1
+        if not _frozen[0]:
+            gc.unfreeze()
+
+
+@dataclass(frozen=True)
+class Shot:
+    """One recorded screen: the image (None if there is none, or it cannot be read) and its UI tree."""
+
+    index: int
+    image: Image.Image | None
+    ui_xml: str | None
+    problem: str | None = None
+    """Why the image could not be read, naming the file."""
+
+
+def read_shot(reader: EpisodeReader, index: int) -> Shot:
+    """Screen `index` (`len(steps)`: the final screen), decoded. Never raises for a bad file."""
+    steps = reader.steps
+    rel = steps[index].screen if index < len(steps) else reader.episode.final_screen
+    image, problem = None, None
+    if rel is not None and (reader.dir / rel).exists():
+        path = reader.dir / rel
+        try:
+            with Image.open(path) as img:
+                img.load()
+                # `convert` copies even an RGB image: 8 MB at this size, for nothing.
+                image = img if img.mode == "RGB" else img.convert("RGB")
+        except (OSError, SyntaxError, ValueError) as err:  # Pillow raises SyntaxError for a broken PNG
+            problem = f"{path}: cannot read this screen: {err}"
+    try:
+        ui = reader.ui_xml(index)
+    except (OSError, UnicodeDecodeError):
+        ui = None
+    return Shot(index, image, ui, problem)
+
+
+class EpisodeScreens:
+    """Decoded screens of one episode by index: at most `capacity` kept, decoded by a pool of threads."""
+
+    def __init__(self, reader: EpisodeReader, *, capacity: int = 8, workers: int = 3) -> None:
+        self.reader = reader
+        self.count = len(reader.steps) + 1  # every step's screen and the final one
+        self.capacity = capacity
+        self.decodes = 0
+        self._lock = threading.Lock()
+        self._cache: OrderedDict[int, Future[Shot]] = OrderedDict()
+        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="replay-decode")
+        self._closed = False
+
+    def _decode(self, index: int) -> Shot:
+        with self._lock:
+            self.decodes += 1
+        return read_shot(self.reader, index)
+
+    def future(self, index: int) -> Future[Shot]:
+        """Screen `index`, decoded or being decoded (started now if it was neither)."""
+        with self._lock:
+            fut = self._cache.get(index)
+            if fut is not None:
+                self._cache.move_to_end(index)
+                return fut
+            if self._closed:
+                fut = Future()
+                fut.set_result(Shot(index, None, None))
+                return fut
+            fut = self._pool.submit(self._decode, index)
+            self._cache[index] = fut
+            while len(self._cache) > self.capacity:
+                self._cache.popitem(last=False)
+            return fut
+
+    def get(self, index: int) -> Shot:
+        return self.future(index).result()
+
+    def ready(self, index: int) -> Shot | None:
+        """Screen `index` if it is decoded already, else None (starts nothing)."""
+        with self._lock:
+            fut = self._cache.get(index)
+        return fut.result() if fut is not None and fut.done() else None
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            self._cache.clear()
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+@dataclass(frozen=True)
+class Pair:
+    """What a step shows: its screen with its action drawn, and the next screen; frames when prepared."""
+
+    index: int
+    before: Shot
+    after: Shot
+    before_frame: HalfcellFrame | None = None
+    after_frame: HalfcellFrame | None = None
+
+
+Prepare = Callable[[Image.Image, "dict[str, Any] | None"], "HalfcellFrame | None"]
+
+
+class ReplayLoader:
+    """One thread: the requested step's pair first, then its neighbours' (see the module docstring).
+
+    `prepare(image, action)` makes a phone frame (None when the phone makes its own: before its
+    first layout, or for a full-resolution renderer); `frame_key()` names what a frame depends on
+    (the phone's box, magnified part, renderer), so a resize never serves a frame of the old size.
+    `deliver(pair)` is called from the loader's thread; it must not block. `laid_out()` says whether
+    the phones know their size yet: the first step waits for it (up to a second), so its frames are
+    made once, at the right size, while the screen's first paint is under way.
+    """
+
+    def __init__(self, screens: EpisodeScreens, actions: list[dict[str, Any] | None], *, prepare: Prepare,
+                 frame_key: Callable[[], Hashable], deliver: Callable[[Pair], object], frames: int = 32,
+                 laid_out: Callable[[], bool] = lambda: True) -> None:
+        self.screens = screens
+        self.actions = actions
+        self.prepare = prepare
+        self.frame_key = frame_key
+        self.deliver = deliver
+        self.laid_out = laid_out
+        self._frames: OrderedDict[tuple[Hashable, ...], HalfcellFrame | None] = OrderedDict()
+        self._frames_cap = frames
+        self._frame_lock = threading.Lock()
+        self._cond = threading.Condition()
+        self._want: int | None = None
+        self._gen = 0
+        self._closed = False
+        self._thread = threading.Thread(target=self._run, name="replay-loader", daemon=True)
+        self._thread.start()
+
+    def request(self, index: int) -> None:
+        """Show step `index` next; supersedes any request not yet delivered."""
+        with self._cond:
+            self._want = index
+            self._gen += 1
+            self._cond.notify()
+
+    def cached(self, index: int) -> Pair | None:
+        """Step `index`'s pair if everything it needs is ready now (decoded and, where the phone takes
+        them, its frames prepared at the current size), else None. Cheap: for the event loop."""
+        before, after = self.screens.ready(index), self.screens.ready(index + 1)
+        if before is None or after is None:
+            return None
+        key = self.frame_key()
+        with self._frame_lock:
+            bkey, akey = (index, "before", key), (index + 1, "after", key)
+            if bkey not in self._frames or akey not in self._frames:
+                return None
+            return Pair(index, before, after, self._frames[bkey], self._frames[akey])
+
+    def close(self) -> None:
+        with self._cond:
+            self._closed = True
+            self._cond.notify()
+        self.screens.close()
+
+    # -- the loader's thread -----------------------------------------------------------------
+    def _superseded(self, gen: int) -> bool:
+        return self._closed or self._gen != gen
+
+    def _frame(self, shot: Shot, role: str, action: dict[str, Any] | None, key: Hashable) -> HalfcellFrame | None:
+        if shot.image is None:
+            return None
+        fkey = (shot.index, role, key)
+        with self._frame_lock:
+            if fkey in self._frames:
+                self._frames.move_to_end(fkey)
+                return self._frames[fkey]
+            base = self._frames.get((shot.index, "after", key)) if role == "before" else None
+        frame = base.with_action(action) if base is not None else self.prepare(shot.image, action)
+        if frame is not None and key != self.frame_key():
+            return None  # the phone changed size while this was drawn: the phone makes its own
+        with self._frame_lock:
+            self._frames[fkey] = frame
+            while len(self._frames) > self._frames_cap:
+                self._frames.popitem(last=False)
+        return frame
+
+    def _pair(self, index: int, gen: int | None = None) -> Pair | None:
+        """Step `index`'s pair, decoded and prepared. While prefetching (`gen` given), a newer
+        request stops the wait (the decode itself finishes on its own thread) and gives None."""
+        first, second = self.screens.future(index), self.screens.future(index + 1)
+        if gen is not None:
+            while not (first.done() and second.done()):
+                if self._superseded(gen):
+                    return None
+                futures_wait([first, second], timeout=0.005)
+        before, after = first.result(), second.result()
+        key = self.frame_key()
+        after_frame = self._frame(after, "after", None, key)
+        before_frame = self._frame(before, "before", self.actions[index], key)
+        return Pair(index, before, after, before_frame, after_frame)
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                while self._want is None and not self._closed:
+                    self._cond.wait()
+                if self._closed or self._want is None:
+                    return
+                index, gen, self._want = self._want, self._gen, None
+            try:
+                deadline = time.monotonic() + 1.0
+                while not self.laid_out() and not self._superseded(gen) and time.monotonic() < deadline:
+                    time.sleep(0.002)
+                pair = self._pair(index)
+                if pair is None or self._superseded(gen):
+                    continue
+                self.deliver(pair)
+                for delta in AHEAD:
+                    near = index + delta
+                    if self._superseded(gen):
+                        break
+                    if 0 <= near < len(self.actions):
+                        self._pair(near, gen)
+            except Exception as err:  # a pool shut down under us, or a bug: say so, keep serving
+                if self._closed:
+                    return
+                broken = Shot(index, None, None, f"step {index + 1}: the screens could not be prepared: {err!r}")
+                self.deliver(Pair(index, broken, Shot(index + 1, None, None)))

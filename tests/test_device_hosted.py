@@ -1,0 +1,349 @@
+"""Devices in processes of their own (issue 14): a `HostedDevice` over a `ProcessHost` is the sim.
+
+The same scripted actions on an in-process `SimDevice` and on one in a child
+process give the same screens pixel for pixel, the same UI trees and the same
+state; the device's own errors cross unchanged; a child that dies is
+`DeviceLost` (and the run goes on with the other phone, with no traceback);
+closing, or the parent dying, leaves no child behind.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PIL import Image, ImageDraw
+
+from guilens.actions import KeyPress, OpenApp, Swipe, Tap, Type, Wait
+from guilens.config import Settings
+from guilens.device.base import DeviceDisconnected, DeviceLost, Observation
+from guilens.device.hosted import DeviceHost, HostedDevice
+from guilens.device.process_host import ProcessHost
+from guilens.device.sim import SimDevice
+from guilens.device.uitree import find_nodes
+from guilens.episode import EpisodeReader, find_episodes
+from guilens.run.engine import Runner
+from guilens.run.plan import plan_run
+from tests.fault_helpers import guilens
+from tests.runner_helpers import write_scenarios
+
+SETUP = {"clock": "2026-11-21T09:00:00",
+         "apps": {"notes": {"notes": [{"title": "Budget", "body": "Lunch money: 42 dollars a week"}]}}}
+
+
+def _gone(pid: int) -> bool:
+    """The process no longer runs (a zombie waiting for a reaper counts as gone)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError, IndexError):
+        return True
+    return state in ("Z", "X")
+
+
+def _wait_gone(pid: int, seconds: float = 10.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if _gone(pid):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+@pytest.fixture(params=["plain", "prefetch", "no-shared-memory"])
+def hosted(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """A hosted sim: plain calls; an action's reply bringing the screen and state after it (what a
+    run uses); and with no shared-memory segment, so every screen crosses through the pipe."""
+    if request.param == "no-shared-memory":
+        monkeypatch.setattr(ProcessHost, "_grow", lambda self, nbytes: None)
+    device = HostedDevice(ProcessHost(SimDevice, setup=SETUP), prefetch=request.param == "prefetch")
+    yield device
+    device.close()
+
+
+def _centre(obs: Observation, text: str) -> tuple[int, int]:
+    assert obs.ui is not None
+    hits = find_nodes(obs.ui, text)
+    assert hits, f"{text!r} is not on the screen"
+    return hits[0].center
+
+
+def _same(a: Observation, b: Observation) -> None:
+    assert a.screenshot.mode == b.screenshot.mode and a.screenshot.size == b.screenshot.size
+    assert a.screenshot.tobytes() == b.screenshot.tobytes()
+    assert (a.ui_xml, a.app, a.clock, a.size, a.extra) == (b.ui_xml, b.app, b.clock, b.size, b.extra)
+
+
+def test_a_hosted_sim_is_the_sim_pixel_for_pixel(hosted: HostedDevice) -> None:
+    local = SimDevice(setup=SETUP)
+    assert isinstance(hosted.host, DeviceHost)
+    assert (hosted.name, hosted.size, hosted.list_apps()) == (local.name, local.size, local.list_apps())
+    _same(hosted.observe(), local.observe())
+    script: list[Any] = [OpenApp(app="notes"), "Budget", KeyPress(key="back"), "New note", Type(text="Groceries"),
+                         Swipe(x1=540, y1=1800, x2=540, y2=600), Wait(seconds=30), KeyPress(key="home"),
+                         OpenApp(app="clock"), KeyPress(key="recent")]
+    for step in script:
+        obs = local.observe()
+        action = Tap(x=_centre(obs, step)[0], y=_centre(obs, step)[1]) if isinstance(step, str) else step
+        assert hosted.act(action) == local.act(action)
+        _same(hosted.observe(), local.observe())
+        _same(hosted.observe(), local.observe())  # unchanged: crosses as a mark, still the same pixels
+        assert hosted.state() == local.state()
+    when = datetime(2026, 11, 22, 7, 30)
+    hosted.set_clock(when)
+    local.set_clock(when)
+    assert hosted.clock() == local.clock()
+    snap = hosted.snapshot()
+    hosted.act(OpenApp(app="maps"))
+    hosted.restore(snap)
+    _same(hosted.observe(), local.observe())
+    hosted.load_setup({})  # a sim extra, forwarded: the runner probes it with getattr
+    local.load_setup({})
+    assert hosted.state() == local.state()
+    hosted.reset()
+    local.reset()
+    _same(hosted.observe(), local.observe())
+
+
+def test_a_screen_handed_out_is_the_callers_own(hosted: HostedDevice) -> None:
+    first = hosted.observe()
+    before = first.screenshot.tobytes()
+    scribbled = first.screenshot.copy() if first.screenshot.readonly else first.screenshot
+    ImageDraw.Draw(scribbled).rectangle((0, 0, 500, 500), fill=(255, 0, 0))
+    assert hosted.observe().screenshot.tobytes() == before  # the next, unchanged, screen is not scribbled on
+    assert isinstance(hosted.observe().screenshot, Image.Image)
+
+
+def test_optional_methods_are_there_only_if_the_device_has_them(hosted: HostedDevice) -> None:
+    assert callable(getattr(hosted, "load_setup", None))
+    assert getattr(hosted, "alive", None) is None  # the sim never goes away: no `alive` to poll
+    with pytest.raises(AttributeError):
+        hosted._phone  # noqa: B018 - private state stays where the device lives
+
+
+class Unplugged(SimDevice):
+    """A sim whose cable comes out when it is asked to wait: a `DeviceDisconnected` with its fix."""
+
+    def act(self, action: Any) -> str:
+        if isinstance(action, Wait):
+            raise DeviceDisconnected("the cable came out", "plug it back in", performed=False)
+        return super().act(action)
+
+
+def test_device_errors_cross_unchanged() -> None:
+    device = HostedDevice(ProcessHost(Unplugged))
+    try:
+        with pytest.raises(DeviceDisconnected) as caught:
+            device.act(Wait(seconds=1))
+        err = caught.value
+        assert type(err) is DeviceDisconnected and not isinstance(err, DeviceLost)
+        assert (err.fix, err.performed, str(err)) == ("plug it back in", False, "the cable came out (plug it back in)")
+        with pytest.raises(TypeError, match="not a sim snapshot"):
+            device.restore(5)
+        assert device.act(OpenApp(app="notes")) == "opened Notes"  # still serving after both
+    finally:
+        device.close()
+
+
+def test_a_device_that_cannot_be_made_says_why() -> None:
+    host = ProcessHost(SimDevice, width=10, height=10)
+    with pytest.raises(ValueError, match="at least 320x480"):
+        HostedDevice(host)
+    host.close()
+    assert _wait_gone(host.pid or 0)
+
+
+def test_a_killed_child_is_device_lost_and_close_leaves_no_child(capfd: pytest.CaptureFixture[str]) -> None:
+    host = ProcessHost(SimDevice)
+    device = HostedDevice(host)
+    device.observe()
+    assert host.pid is not None
+    os.kill(host.pid, signal.SIGKILL)
+    with pytest.raises(DeviceLost, match=rf"SimDevice process \(pid {host.pid}\) was killed by SIGKILL") as caught:
+        device.act(OpenApp(app="notes"))
+    assert caught.value.performed is None  # the action may or may not have happened: not repeated
+    with pytest.raises(DeviceLost):
+        device.observe()  # and so on: it does not come back
+    device.close()
+    device.close()
+    assert _gone(host.pid)
+    living = ProcessHost(SimDevice)
+    HostedDevice(living).close()
+    assert _wait_gone(living.pid or 0, 1.0)  # closed, not left running
+    assert "Traceback" not in "".join(capfd.readouterr())
+
+
+def test_a_child_ends_when_its_parent_dies(tmp_path: Path) -> None:
+    script = tmp_path / "parent.py"
+    script.write_text(
+        "import os, signal\n"
+        "from guilens.device.hosted import HostedDevice\n"
+        "from guilens.device.process_host import ProcessHost\n"
+        "from guilens.device.sim import SimDevice\n"
+        "if __name__ == '__main__':\n"
+        "    host = ProcessHost(SimDevice)\n"
+        "    HostedDevice(host).observe()\n"
+        "    print(host.pid, flush=True)\n"
+        "    os.kill(os.getpid(), signal.SIGKILL)\n", encoding="utf-8")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60,
+                          cwd=Path(__file__).resolve().parent.parent)
+    assert done.returncode == -signal.SIGKILL
+    child = int(done.stdout.split()[0])
+    assert _wait_gone(child), f"the device process {child} outlived its parent"
+
+
+# -- in a run --------------------------------------------------------------------------------------
+_PARALLEL = re.compile(r"^ {2}(\S+:\S+)\s+(\d+) (.*?)(?:  → .*)?$")
+_SINGLE = re.compile(r"^ {2,}(\d+) (.*?)(?:  → .*)?$")
+
+
+def _steps_printed(stdout: str) -> dict[str, list[tuple[int, str]]]:
+    """Per task, the step lines the headless printer showed: (number, action), in order."""
+    out: dict[str, list[tuple[int, str]]] = {}
+    current = None
+    for line in stdout.splitlines():
+        if line.startswith("▶ "):
+            current = line[2:].split(" ", 1)[0]
+            out.setdefault(current, [])
+            continue
+        m = _PARALLEL.match(line)
+        if m:
+            out.setdefault(m.group(1), []).append((int(m.group(2)), m.group(3).strip()))
+            continue
+        m = _SINGLE.match(line)
+        if m and current is not None:
+            out[current].append((int(m.group(1)), m.group(2).strip()))
+    return out
+
+
+def _outcomes(out: Path) -> dict[str, tuple[Any, ...]]:
+    found = {}
+    for attempt in find_episodes(out):
+        reader = EpisodeReader(attempt)
+        ep = reader.episode
+        screens = [Image.open(attempt / s.screen).convert("RGB").tobytes() for s in reader.steps if s.screen]
+        found[ep.task] = (ep.status, ep.steps, [m.id for m in ep.milestones], ep.final_answer, screens, ep.device)
+    return found
+
+
+def test_a_run_over_two_hosted_sims_matches_one_sim(tmp_path: Path) -> None:
+    rt, _ = write_scenarios(tmp_path)
+    one = guilens("run", str(rt), "-d", "sim", "--headless", "--out", str(tmp_path / "one"))
+    two = guilens("run", str(rt), "-d", "sim", "-d", "sim", "--headless", "--out", str(tmp_path / "two"))
+    for done in (one, two):
+        assert done.returncode == 0, done.stderr
+        assert "Traceback" not in done.stderr + done.stdout
+        assert "done: 2 episodes: 2 success" in done.stdout.splitlines()
+    assert {line.split(" · ")[2] for line in two.stdout.splitlines() if line.startswith("▶ ")} == {"sim-1", "sim-2"}
+    printed_one, printed_two = _steps_printed(one.stdout), _steps_printed(two.stdout)
+    assert printed_two == printed_one and all(printed_one.values())  # every step line, for both devices
+    a, b = _outcomes(tmp_path / "one"), _outcomes(tmp_path / "two")
+    assert a.keys() == b.keys() == {"grocery", "budget"}
+    for task in a:
+        assert a[task][:5] == b[task][:5], task  # status, steps, milestones, answer, every screen
+    assert {b[t][5] for t in b} == {"sim-1", "sim-2"}
+
+
+class _KillOnStep:
+    """An observer that SIGKILLs one device's process at a given step of its first attempt."""
+
+    def __init__(self, label: str, index: int) -> None:
+        self.label, self.index = label, index
+        self.runner: Runner | None = None
+        self.killed: int | None = None
+        self.steps: dict[str, int] = {}
+
+    def on_step(self, episode: Any, step: Any) -> None:
+        self.steps[episode.device] = self.steps.get(episode.device, 0) + 1
+        if episode.device == self.label and step.index == self.index and self.killed is None:
+            assert self.runner is not None
+            device = self.runner.devices[self.label]
+            assert isinstance(device, HostedDevice) and isinstance(device.host, ProcessHost)
+            self.killed = device.host.pid
+            assert self.killed is not None
+            os.kill(self.killed, signal.SIGKILL)
+
+
+def test_a_killed_device_is_lost_and_the_run_goes_on(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    plan = plan_run("memory", agent="oracle", devices=["sim", "sim"], user="oracle", level="L0",
+                    out=tmp_path / "runs", settings=Settings(), check_agent=False)
+    plan.tasks = plan.tasks[:4]
+    killer = _KillOnStep("sim-1", 2)
+    runner = Runner(plan, observers=[killer])
+    killer.runner = runner
+    result = runner.run()
+    hosts = [d.host for d in runner.devices.values() if isinstance(d, HostedDevice)]
+    assert len(hosts) == 2 and killer.killed is not None
+    eps = result.episodes
+    assert len(eps) == 4
+    # the attempt the dead phone cut is set aside (`guilens.run.rerun`) and re-run on the other phone
+    (cut,) = (result.run_dir).glob("*/attempt-1.lost-sim-1/episode.lost.json")
+    lost = json.loads(cut.read_text())
+    assert lost["status"] == "error" and lost["device"] == "sim-1"
+    assert f"pid {killer.killed}) was killed by SIGKILL" in lost["error"]
+    assert all(ep.status == "success" and ep.device == "sim-2" for ep in eps), [(e.device, e.status) for e in eps]
+    assert killer.steps["sim-2"] > killer.steps["sim-1"]
+    warnings = json.loads((result.run_dir / "run.json").read_text())["warnings"]
+    assert any("sim-1" in w and "SIGKILL" in w for w in warnings), warnings
+    assert "Traceback" not in "".join(capfd.readouterr())
+    for host in hosts:  # the run closed its devices: no child left
+        assert isinstance(host, ProcessHost) and host.pid is not None and _wait_gone(host.pid, 5.0)
+
+
+def test_one_device_stays_in_process_and_devices_handed_in_are_used_as_they_are(tmp_path: Path) -> None:
+    from guilens.control import QuestionChannel, RunControl
+    from guilens.run.workers import close_workers, open_workers
+
+    one = plan_run("memory", agent="oracle", devices=["sim"], user="oracle", level="L0", out=tmp_path,
+                   settings=Settings(), check_agent=False)
+    mine = [SimDevice(), SimDevice()]
+    given = plan_run("memory", agent="oracle", devices=list(mine), user="oracle", level="L0", out=tmp_path,
+                     settings=Settings(), check_agent=False)
+    for plan, kinds in ((one, [SimDevice]), (given, [SimDevice, SimDevice])):
+        workers = open_workers(plan, channel=QuestionChannel(), control=RunControl())
+        try:
+            assert [type(w.device) for w in workers] == kinds
+        finally:
+            close_workers(workers)
+    assert [w is d for w, d in zip(given.devices, mine, strict=True)] == [True, True]
+
+
+class _KillBetweenTasks:
+    """An observer that SIGKILLs one device's process once its first attempt has ended."""
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self.runner: Runner | None = None
+        self.killed: int | None = None
+
+    def on_attempt_finished(self, episode: Any) -> None:
+        if episode.device == self.label and self.killed is None:
+            assert self.runner is not None
+            device = self.runner.devices[self.label]
+            assert isinstance(device, HostedDevice) and isinstance(device.host, ProcessHost)
+            self.killed = device.host.pid
+            assert self.killed is not None
+            os.kill(self.killed, signal.SIGKILL)
+
+
+def test_a_device_killed_between_tasks_is_lost_once(tmp_path: Path) -> None:
+    plan = plan_run("memory", agent="oracle", devices=["sim", "sim"], user="oracle", level="L0",
+                    out=tmp_path / "runs", settings=Settings(), check_agent=False)
+    by_id = {t.id: t for t in plan.tasks}  # a short task on sim-1, a long one on sim-2: the third waits for a phone
+    plan.tasks = [by_id["portfolio-value"], by_id["shoe-prices-note"], by_id["wiki-article-gap"]]
+    killer = _KillBetweenTasks("sim-1")
+    runner = Runner(plan, observers=[killer])
+    killer.runner = runner
+    result = runner.run()
+    assert killer.killed is not None
+    assert [ep.status for ep in result.episodes] == ["success"] * 3
+    warnings = json.loads((result.run_dir / "run.json").read_text())["warnings"]
+    assert len(warnings) <= 2, warnings[:5]  # the phone lost once, and the task it was setting up moved once
