@@ -48,8 +48,9 @@ async def test_the_run_screen_shows_the_phone_gone_and_space_asks_it(tmp_path: P
         status = screen.query_one(StatusLine)
         assert status.state == "disconnected" and status.has_class("-disconnected")
         assert "phone gone" in str(status.render())
-        notes = [n.message for n in app._notifications]
-        assert any("sim disconnected while observe" in n and "space: try it now" in n for n in notes)
+        # The notice is a message to the app, handled after the state the screen shows: wait for it.
+        await _until(pilot, lambda: any("sim disconnected while observe" in n.message and "space: try it now" in n.message
+                                        for n in app._notifications), "the phone-gone notice")
         trace = screen.query_one(TraceView)
         said = [c.event.text for c in trace.children if type(c.event).__name__ == "Note"]  # type: ignore[attr-defined]
         assert any(t.startswith("⚡ sim disconnected while observe") for t in said)
