@@ -132,6 +132,8 @@ def test_schema_verdict_and_user_errors(tmp_path: Path) -> None:
     assert out.returncode == 0
     schema = json.loads(out.stdout)
     assert schema["title"] == "Verdict" and "decided_by" in schema["properties"]
+    label = json.loads(cli("schema", "label").stdout)  # what judge-eval reads, beside the verdict
+    assert label["title"] == "Label" and label["properties"]["label"]["enum"] == ["success", "failure"]
     missing = cli("judge", str(tmp_path / "nope"))
     assert missing.returncode == 2 and "no such file" in missing.stderr and "Traceback" not in missing.stderr
     empty = cli("report", str(tmp_path))

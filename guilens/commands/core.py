@@ -79,7 +79,7 @@ def _load_area_schemas() -> None:
     # Areas whose models are heavier register lazily, on first use of `guilens schema`.
     import importlib
 
-    for mod in ("guilens.scenarios.model", "guilens.judge.verdict"):
+    for mod in ("guilens.scenarios.model", "guilens.judge.verdict", "guilens.judge.labels"):
         try:
             m = importlib.import_module(mod)
         except ModuleNotFoundError:
@@ -98,7 +98,7 @@ def register(app: typer.Typer) -> None:
         typer.echo(f"guilens {__version__}")
 
     @app.command()
-    def schema(kind: str = typer.Argument(..., help="episode, step, action, scenario, verdict")) -> None:
+    def schema(kind: str = typer.Argument(..., help="episode, step, action, scenario, verdict, label")) -> None:
         """Print the JSON Schema of a file guilens writes or reads."""
         _load_area_schemas()
         if kind not in SCHEMAS:

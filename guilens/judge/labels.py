@@ -22,7 +22,7 @@ import json
 from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -141,3 +141,12 @@ def find_labelled(paths: Iterable[Path | str]) -> list[tuple[Path, Label]]:
             if lab is not None:
                 out.append((attempt, lab))
     return out
+
+
+def register_schemas(schema_kind: Any) -> None:
+    """Hook for `guilens schema label` (looked up by `guilens.commands.core`): the file other tools
+    (a labelling spreadsheet, another viewer) write for `guilens judge-eval` to read."""
+
+    @schema_kind("label")
+    def _label() -> dict[str, Any]:
+        return Label.model_json_schema()
