@@ -90,37 +90,14 @@ def child_bare(scenario_id: str, level: str, hashes: bool) -> dict[str, Any]:
 
 
 def _bare_pass(scenario: Any, tasks: list[Any], level: str, seen: dict[str, list[str]] | None) -> tuple[float, int]:
-    from guilens.actions import Answer, AskUser, Finish
-    from guilens.device.sim import SimDevice
-    from guilens.scenarios.reference import ReferencePlayer
+    """`bench_runner.bare`: the same actions on a bare SimDevice; with `seen`, each screen's digest."""
+    from bench_runner import bare
 
-    hashes = seen is not None
-    total, steps = 0.0, 0
-    for task in tasks:
-        device = SimDevice(setup=scenario.setup_for(task))
-        player = ReferencePlayer(task, level)
-        shown = seen.setdefault(task.id, []) if seen is not None else []
-        t = time.perf_counter()
-        obs = device.observe()
-        if hashes:
-            shown.append(hashlib.sha256(obs.screenshot.convert("RGB").tobytes()).hexdigest())
-        while True:
-            ra = player.next_step(obs)
-            if ra is None:
-                break
-            steps += 1
-            if isinstance(ra.action, AskUser):
-                player.answered(task.user.answer(ra.action.question) or "")
-            elif isinstance(ra.action, Answer | Finish):
-                break
-            else:
-                device.act(ra.action)
-                obs = device.observe()
-                if hashes:
-                    shown.append(hashlib.sha256(obs.screenshot.convert("RGB").tobytes()).hexdigest())
-        device.state()  # the final state, as the runner reads it
-        total += time.perf_counter() - t
-    return total, steps
+    def digest(task_id: str, obs: Any) -> None:
+        assert seen is not None
+        seen.setdefault(task_id, []).append(hashlib.sha256(obs.screenshot.convert("RGB").tobytes()).hexdigest())
+
+    return bare(scenario, tasks, level, digest if seen is not None else None)
 
 
 class _AttemptRSS:

@@ -39,8 +39,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 
-def bare(scenario, tasks, level: str) -> tuple[float, int]:
-    """Observe and act only; returns (seconds, steps)."""
+def bare(scenario, tasks, level: str, on_screen=None) -> tuple[float, int]:
+    """Observe and act only; returns (seconds, steps). `on_screen(task_id, observation)` hears of every
+    screen shown (`bench_pack.py` checks the recording against them, in a pass it does not time)."""
     from guilens.actions import Answer, AskUser, Finish
     from guilens.device.sim import SimDevice
     from guilens.scenarios.reference import ReferencePlayer
@@ -51,6 +52,8 @@ def bare(scenario, tasks, level: str) -> tuple[float, int]:
         player = ReferencePlayer(task, level)
         t = time.perf_counter()
         obs = device.observe()
+        if on_screen is not None:
+            on_screen(task.id, obs)
         while True:
             ra = player.next_step(obs)
             if ra is None:
@@ -63,6 +66,8 @@ def bare(scenario, tasks, level: str) -> tuple[float, int]:
             else:
                 device.act(ra.action)
                 obs = device.observe()
+                if on_screen is not None:
+                    on_screen(task.id, obs)
         device.state()  # the final state, as the runner reads it
         total += time.perf_counter() - t
     return total, steps

@@ -211,3 +211,25 @@ class OracleWrapper:
     def reset(self, context: Any) -> None:
         self.task = context.task.id
         self.inner.reset(context)
+
+
+def unjudged_copy(run: Path, where: Path) -> Path:
+    """A copy of `run` at `where/run` without its verdicts, for a test to judge afresh (the run
+    itself is a module's fixture the other tests read)."""
+    import shutil
+
+    copy = where / "run"
+    shutil.copytree(run, copy)
+    for v in copy.rglob("verdict.json"):
+        v.unlink()
+    return copy
+
+
+def guilens_cli(*args: str, home: Path) -> Any:
+    """`python -m guilens ARGS` with no API key and its home and cache under `home`."""
+    import subprocess
+    import sys
+
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "GUILENS_CACHE_DIR": str(home / "cache")}
+    return subprocess.run([sys.executable, "-m", "guilens", *args], capture_output=True, text=True, env=env,
+                          timeout=120)

@@ -252,24 +252,35 @@ def test_a_run_over_two_hosted_sims_matches_one_sim(tmp_path: Path) -> None:
     assert {b[t][5] for t in b} == {"sim-1", "sim-2"}
 
 
-class _KillOnStep:
+class _Killer:
+    """An observer that SIGKILLs the process of the device labelled `label` (`kill`), once."""
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self.runner: Runner | None = None
+        self.killed: int | None = None
+
+    def kill(self) -> None:
+        assert self.runner is not None
+        device = self.runner.devices[self.label]
+        assert isinstance(device, HostedDevice) and isinstance(device.host, ProcessHost)
+        self.killed = device.host.pid
+        assert self.killed is not None
+        os.kill(self.killed, signal.SIGKILL)
+
+
+class _KillOnStep(_Killer):
     """An observer that SIGKILLs one device's process at a given step of its first attempt."""
 
     def __init__(self, label: str, index: int) -> None:
-        self.label, self.index = label, index
-        self.runner: Runner | None = None
-        self.killed: int | None = None
+        super().__init__(label)
+        self.index = index
         self.steps: dict[str, int] = {}
 
     def on_step(self, episode: Any, step: Any) -> None:
         self.steps[episode.device] = self.steps.get(episode.device, 0) + 1
         if episode.device == self.label and step.index == self.index and self.killed is None:
-            assert self.runner is not None
-            device = self.runner.devices[self.label]
-            assert isinstance(device, HostedDevice) and isinstance(device.host, ProcessHost)
-            self.killed = device.host.pid
-            assert self.killed is not None
-            os.kill(self.killed, signal.SIGKILL)
+            self.kill()
 
 
 def test_a_killed_device_is_lost_and_the_run_goes_on(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
@@ -316,22 +327,12 @@ def test_one_device_stays_in_process_and_devices_handed_in_are_used_as_they_are(
     assert [w is d for w, d in zip(given.devices, mine, strict=True)] == [True, True]
 
 
-class _KillBetweenTasks:
+class _KillBetweenTasks(_Killer):
     """An observer that SIGKILLs one device's process once its first attempt has ended."""
-
-    def __init__(self, label: str) -> None:
-        self.label = label
-        self.runner: Runner | None = None
-        self.killed: int | None = None
 
     def on_attempt_finished(self, episode: Any) -> None:
         if episode.device == self.label and self.killed is None:
-            assert self.runner is not None
-            device = self.runner.devices[self.label]
-            assert isinstance(device, HostedDevice) and isinstance(device.host, ProcessHost)
-            self.killed = device.host.pid
-            assert self.killed is not None
-            os.kill(self.killed, signal.SIGKILL)
+            self.kill()
 
 
 def test_a_device_killed_between_tasks_is_lost_once(tmp_path: Path) -> None:

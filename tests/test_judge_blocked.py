@@ -12,8 +12,6 @@ metrics count them (hand counts below); the report shows the word.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +19,7 @@ import pytest
 
 from guilens.judge.pipeline import judge_path
 from guilens.judge.report import load_report, row_json
-from tests.judge_helpers import OracleWrapper
+from tests.judge_helpers import OracleWrapper, guilens_cli, unjudged_copy
 
 GIVE_UP = "order-table"
 BLOCKED = {  # task: what blocked it, as the verdict must say
@@ -105,31 +103,18 @@ def test_the_metrics_count_blocked_tasks_as_failures(day: Path) -> None:
 
 
 def test_unjudged_blocked_tasks_count_as_failed_with_irr_0(day: Path, tmp_path: Path) -> None:
-    import shutil
-
-    run = tmp_path / "run"
-    shutil.copytree(day, run)
-    for v in run.rglob("verdict.json"):
-        v.unlink()
+    run = unjudged_copy(day, tmp_path)
     rows = {r.record.task: r.record for r in load_report(run).rows}
     assert {t: (rows[t].success, rows[t].irr, rows[t].irr_method) for t in BLOCKED} == dict.fromkeys(
         BLOCKED, (False, 0.0, "blocked"))
 
 
 def test_guilens_report_shows_the_word_blocked_and_counts_it_failed(day: Path, tmp_path: Path) -> None:
-    import shutil
-
-    run = tmp_path / "run"
-    shutil.copytree(day, run)
-    for v in run.rglob("verdict.json"):
-        v.unlink()
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "GUILENS_CACHE_DIR": str(tmp_path / "cache")}
-    judged = subprocess.run([sys.executable, "-m", "guilens", "judge", str(run), "--rules-only"],
-                            capture_output=True, text=True, env=env, timeout=120)
+    run = unjudged_copy(day, tmp_path)
+    judged = guilens_cli("judge", str(run), "--rules-only", home=tmp_path)
     assert judged.returncode == 0, judged.stderr
     assert "undecided" not in judged.stdout
-    out = subprocess.run([sys.executable, "-m", "guilens", "report", str(run)],
-                         capture_output=True, text=True, env=env, timeout=120)
+    out = guilens_cli("report", str(run), home=tmp_path)
     assert out.returncode == 0, out.stderr
     rows = {line.split("│")[1].strip(): line for line in out.stdout.splitlines() if line.count("│") > 5}
     for task in BLOCKED:

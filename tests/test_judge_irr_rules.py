@@ -25,7 +25,7 @@ from guilens.scenarios.errors import ScenarioError
 from guilens.scenarios.information import find_items, information_items
 from guilens.scenarios.loader import load_builtin, load_text
 from tests import fakeapi
-from tests.judge_helpers import OracleWrapper
+from tests.judge_helpers import OracleWrapper, guilens_cli, unjudged_copy
 
 CORRUPT: dict[str, list[tuple[str, str]]] = {
     # 3 items (model: price); the Nike's price is mistyped: 2 of 3.
@@ -146,18 +146,10 @@ def test_an_oracle_success_is_100_and_the_note_counts_each_method(corrupted: Pat
 def test_guilens_judge_without_a_model_gives_irr_by_rules(corrupted: Path, tmp_path: Path) -> None:
     """From the command line, with no API key: the IRR stage counts by rules, and `report --json`
     carries the method per episode."""
-    import shutil
-
-    run = tmp_path / "run"
-    shutil.copytree(corrupted, run)
-    for v in run.rglob("verdict.json"):
-        v.unlink()
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "GUILENS_CACHE_DIR": str(tmp_path / "cache")}
-    judged = subprocess.run([sys.executable, "-m", "guilens", "judge", str(run), "--rules-only"],
-                            capture_output=True, text=True, env=env, timeout=120)
+    run = unjudged_copy(corrupted, tmp_path)
+    judged = guilens_cli("judge", str(run), "--rules-only", home=tmp_path)
     assert judged.returncode == 0, judged.stderr
-    out = subprocess.run([sys.executable, "-m", "guilens", "report", str(run), "--json"],
-                         capture_output=True, text=True, env=env, timeout=120)
+    out = guilens_cli("report", str(run), "--json", home=tmp_path)
     data = json.loads(out.stdout)
     assert data["metrics"]["irr"]["note"] == "memory tasks; 5 by rules"
     assert {e["task"]: (e["irr_method"], round(100 * e["irr"], 1)) for e in data["episodes"]} == {
