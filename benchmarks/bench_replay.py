@@ -1,6 +1,10 @@
 """How fast the replay screen shows an episode's first step and each jump, at 21 and at 200 steps.
 
-Usage: python benchmarks/bench_replay.py [--rounds 3] [--jumps 10] [--size 200x60]
+Usage: python benchmarks/bench_replay.py [--rounds 3] [--jumps 10] [--size 200x60] [--baseline DIR]
+
+`--baseline DIR`: DIR holds another guilens package (`DIR/guilens`, e.g. the last commit's:
+`git archive HEAD guilens | tar -x -C DIR`); its sessions run interleaved with this tree's (same
+episodes, same rounds, same machine), and a second table sets its medians beside this tree's.
 
 Records two episodes from the simulated phone with the real `Recorder` (21 and
 200 steps, in a temporary folder), then, in interleaved rounds (21, 200, 21,
@@ -196,15 +200,45 @@ def p90(xs: list[float]) -> float:
     return sorted(xs)[max(0, round(0.9 * len(xs)) - 1)]
 
 
-def one_session(path: Path, size: tuple[int, int], jumps: int, seed: int) -> dict[str, Any]:
-    """One replay session in a fresh process (this file, `--session`): its figures as JSON."""
+def one_session(path: Path, size: tuple[int, int], jumps: int, seed: int, root: Path | None = None) -> dict[str, Any]:
+    """One replay session in a fresh process (this file, `--session`): its figures as JSON. `root`:
+    the folder whose `guilens` the session imports (first on its path), else this environment's."""
     cmd = [sys.executable, __file__, "--session", str(path), "--size", f"{size[0]}x{size[1]}",
            "--jumps", str(jumps), "--seed", str(seed)]
-    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    env = dict(os.environ)
+    if root is not None:
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(root), env.get("PYTHONPATH", "")) if p)
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False, env=env)
     if done.returncode != 0:
         raise SystemExit(f"a replay session failed ({path}):\n{done.stderr.strip()}")
     got: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    if root is not None and not Path(got["guilens"]).resolve().is_relative_to(root.resolve()):
+        raise SystemExit(f"the baseline session imported {got['guilens']}, not the guilens in {root}")
     return got
+
+
+ROWS = [("first step shown", "first", FIRST_MS), ("next step (→), warm", "next", JUMP_MS),
+        ("far jump (g), cold", "cold", JUMP_MS), ("far jump (End/Home), warm", "warm", JUMP_MS)]
+
+
+def collect(acc: dict[int, dict[str, list[float]]], n: int, got: dict[str, Any]) -> None:
+    into = acc.setdefault(n, {"first": [], "next": [], "cold": [], "warm": [], "decoded": []})
+    into["first"].append(got["first"])
+    for key in ("next", "cold", "warm"):
+        into[key] += got[key]
+    into["decoded"].append(got["decoded"])
+
+
+def side_by_side(base: dict[int, dict[str, list[float]]], this: dict[int, dict[str, list[float]]]) -> None:
+    """The baseline's medians beside this tree's, measured in the same interleaved rounds."""
+    print("\nthe baseline beside this tree, same rounds (ms; median; this/baseline)")
+    print(f"{'':28}{'baseline 21':>13}{'this 21':>9}{'ratio':>7}{'baseline 200':>14}{'this 200':>10}{'ratio':>7}")
+    for label, key, _ in ROWS:
+        cells = ""
+        for n, width in ((21, 13), (200, 14)):
+            b, t = statistics.median(base[n][key]), statistics.median(this[n][key])
+            cells += f"{b:>{width}.1f}{t:>{9 if n == 21 else 10}.1f}{t / b if b else float('nan'):>7.2f}"
+        print(f"{label:28}{cells}")
 
 
 def main() -> None:
@@ -212,33 +246,38 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--jumps", type=int, default=10, help="jumps of each kind per round")
     ap.add_argument("--size", default="200x60", help="terminal columns x rows")
+    ap.add_argument("--baseline", type=Path, help="a folder holding another guilens package, run interleaved")
     ap.add_argument("--session", type=Path, help=argparse.SUPPRESS)  # one session, in this process
     ap.add_argument("--seed", type=int, default=0, help=argparse.SUPPRESS)
     args = ap.parse_args()
     cols, rows = (int(v) for v in args.size.lower().split("x"))
     if args.session is not None:
         set_cell_size((10, 20))  # the phones' geometry, without asking a terminal
-        print(json.dumps(asyncio.run(session(args.session, (cols, rows), args.jumps, args.seed, RenderWatch()))))
+        got = asyncio.run(session(args.session, (cols, rows), args.jumps, args.seed, RenderWatch()))
+        import guilens
+
+        print(json.dumps({**got, "guilens": guilens.__file__}))
         return
+    if args.baseline is not None and not (args.baseline / "guilens" / "__init__.py").is_file():
+        raise SystemExit(f"--baseline {args.baseline}: no guilens package in it (DIR/guilens/__init__.py)")
     results: dict[int, dict[str, list[float]]] = {}
+    baseline: dict[int, dict[str, list[float]]] = {}
     with tempfile.TemporaryDirectory(prefix="bench-replay-") as tmp:
         paths = {n: record(Path(tmp) / f"steps-{n}", n) for n in (21, 200)}
         for r in range(args.rounds):
             for n, path in paths.items():
+                if args.baseline is not None:
+                    got = one_session(path, (cols, rows), args.jumps, seed=r, root=args.baseline)
+                    collect(baseline, n, got)
+                    print(f"  round {r + 1}, {n:>3} steps, baseline: first {got['first']:.0f} ms", file=sys.stderr)
                 got = one_session(path, (cols, rows), args.jumps, seed=r)
-                acc = results.setdefault(n, {"first": [], "next": [], "cold": [], "warm": [], "decoded": []})
-                acc["first"].append(got["first"])
-                for key in ("next", "cold", "warm"):
-                    acc[key] += got[key]
-                acc["decoded"].append(got["decoded"])
+                collect(results, n, got)
                 print(f"  round {r + 1}, {n:>3} steps: first {got['first']:.0f} ms", file=sys.stderr)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"replay at {cols}x{rows}, {args.rounds} rounds interleaved, load average {load:.1f} on "
           f"{os.cpu_count()} cores (ms; median / p90; target: PASS when the median is within it)")
-    rows_spec = [("first step shown", "first", FIRST_MS), ("next step (→), warm", "next", JUMP_MS),
-                 ("far jump (g), cold", "cold", JUMP_MS), ("far jump (End/Home), warm", "warm", JUMP_MS)]
     print(f"{'':28}{'21 steps':>18}{'200 steps':>18}{'target':>9}{'200/21':>9}   verdict")
-    for label, key, target in rows_spec:
+    for label, key, target in ROWS:
         a, b = results[21][key], results[200][key]
         ma, mb = statistics.median(a), statistics.median(b)
         growth = mb / ma if ma else float("nan")
@@ -250,6 +289,8 @@ def main() -> None:
     cold = {n: sum(results[n]['decoded']) for n in (21, 200)}
     print(f"cold jumps that decoded a screen: 21 steps {cold[21]}/{len(results[21]['cold'])}, "
           f"200 steps {cold[200]}/{len(results[200]['cold'])}")
+    if baseline:
+        side_by_side(baseline, results)
 
 
 if __name__ == "__main__":

@@ -6,7 +6,9 @@ UI trees the steps point at. A step line is written only after its screenshot
 is on disk, so a reader (`guilens.episode.EpisodeReader`) never meets a step
 whose screen is missing, however the writer died. PNG encoding runs on a
 thread pool; the step loop hands a frame over and goes on to the agent's next
-decision, and waits for the line only before it acts again.
+decision, and waits for the line only before it acts again. A screen that
+arrived encoded (`guilens.png.EncodedScreen`, from a device in a process of
+its own, which encodes where it draws) is written as the bytes it came in.
 
 The encoder threads are the process's, shared by every recorder (`encoder_pool`):
 an attempt on the simulated phone lasts a fraction of a second, and starting and
@@ -38,7 +40,7 @@ from typing import Any
 from PIL import Image
 
 from guilens.episode_model import Episode, Status, Step, Usage
-from guilens.png import FrameEncoder
+from guilens.png import FrameEncoder, encoded_png
 from guilens.storage import Reserve, StorageError, remove_temporaries, write_atomic
 
 __all__ = ["Recorder", "encode_png", "encoder_pool"]
@@ -146,12 +148,20 @@ class Recorder:
     def encode_ahead(self, screenshot: Image.Image) -> None:
         """Start encoding a screen as soon as the phone shows it: the screen the next step (or the end)
         will record, so its PNG is ready, or nearly, by the time the loop waits for that step's line."""
+        if encoded_png(screenshot) is not None:
+            return  # it arrived as a PNG (a device in a process of its own): nothing to encode
         if self.fault is None and not self._closed and not any(img is screenshot for img, _ in self._ahead):
             self._ahead = [*self._ahead[-1:], (screenshot, self._pool.submit(self._encoder.encode, screenshot))]
 
     def _encoded(self, screenshot: Image.Image) -> Future[bytes]:
         """The PNG of `screenshot`: encoded ahead, or the last one handed over again (a step that left
-        the phone alone, the final screen after `answer`), or encoded now."""
+        the phone alone, the final screen after `answer`), or encoded now; or the PNG it arrived in, as it
+        is (an `EncodedScreen`: the bytes the device's process encoded, never decoded here)."""
+        png = encoded_png(screenshot)
+        if png is not None:
+            done: Future[bytes] = Future()
+            done.set_result(png)
+            return done
         for n, (img, ahead) in enumerate(self._ahead):
             if img is screenshot:
                 del self._ahead[: n + 1]

@@ -58,12 +58,10 @@ def _wait_gone(pid: int, seconds: float = 10.0) -> bool:
     return False
 
 
-@pytest.fixture(params=["plain", "prefetch", "no-shared-memory"])
-def hosted(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Any:
-    """A hosted sim: plain calls; an action's reply bringing the screen and state after it (what a
-    run uses); and with no shared-memory segment, so every screen crosses through the pipe."""
-    if request.param == "no-shared-memory":
-        monkeypatch.setattr(ProcessHost, "_grow", lambda self, nbytes: None)
+@pytest.fixture(params=["plain", "prefetch"])
+def hosted(request: pytest.FixtureRequest) -> Any:
+    """A hosted sim: plain calls; and an action's reply bringing the screen and state after it (what a
+    run uses)."""
     device = HostedDevice(ProcessHost(SimDevice, setup=SETUP), prefetch=request.param == "prefetch")
     yield device
     device.close()
@@ -348,3 +346,22 @@ def test_a_device_killed_between_tasks_is_lost_once(tmp_path: Path) -> None:
     assert [ep.status for ep in result.episodes] == ["success"] * 3
     warnings = json.loads((result.run_dir / "run.json").read_text())["warnings"]
     assert len(warnings) <= 2, warnings[:5]  # the phone lost once, and the task it was setting up moved once
+
+
+def test_the_fork_server_is_started_early_only_for_a_run_that_hosts_sims(monkeypatch: pytest.MonkeyPatch) -> None:
+    import multiprocessing.forkserver as forkserver
+
+    import guilens.device.process_host as process_host
+    from guilens.run.workers import warm_hosts
+
+    started: list[bool] = []
+    monkeypatch.setattr(process_host, "start_fork_server", lambda: started.append(True))
+    for devices in (["sim"], ["adb:A", "adb:B"], [SimDevice(), SimDevice()]):
+        warm_hosts(devices)
+    assert started == []
+    warm_hosts(["sim", "adb:A"])
+    assert started == [True]
+    monkeypatch.undo()
+    process_host.start_fork_server()  # for real: running (or still running) once it returns
+    pid = forkserver._forkserver._forkserver_pid
+    assert pid is not None and not _gone(pid)

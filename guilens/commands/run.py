@@ -290,6 +290,10 @@ def register(app: typer.Typer) -> None:
         shown = {"user_model": user_model, "user_base_url": user_base_url, "base_url": base_url, "format": format, "memory": memory, "max_pixels": max_pixels,
                  "history_images": history_images, "screen_info": screen_info, "ask": ask,
                  "max_questions": max_questions, "context": context, "cluster": cluster}
+        if device and not cluster:  # sims in processes of their own: their fork server starts while we plan
+            from guilens.run.workers import warm_hosts
+
+            warm_hosts(list(device))
         plan = _plan(target, command=_command("run", target, {**kw, **shown, "headless": headless or as_json}),
                      options=options, **kw)
         with _on_cluster(cluster, plan, device or None):

@@ -18,17 +18,24 @@ sim once (preloaded) and forks each device from itself: two sims were ready in
 against 0.8 s and 0.6 s of CPU every time with `spawn`. It stays, idle, until
 guilens exits, and ends by itself then.
 
-How a screen crosses: a 1080x2400 RGB screen is 7.8 MB. Pickled through the
-pipe it cost 16-22 ms a step, its raw bytes through the pipe 10-11 ms, and
-through `multiprocessing.shared_memory` 3-5 ms (measured side by side on the
-dev machine), against a few ms for the sim's own step. So the pixels go
-through a shared-memory segment the parent owns (it unlinks it; a parent
-killed outright leaves it to multiprocessing's resource tracker), and the pipe
-carries only the `Observation` without its image plus the frame's mode and
-size. A screen that did not change since the last one the parent got (the sim
-re-renders only when its tree changes) crosses as a mark, not as pixels. A
-frame too big for the segment crosses once through the pipe and the segment
-grows for the next one.
+How a screen crosses: as the PNG the recorder will store, encoded in the child
+(`guilens.png.FrameEncoder`, one per device, so bands unchanged since the
+device's last screen are not compressed again) and sent through the pipe
+with the rest of the reply, about 90 kB. In the run's process it becomes an
+`EncodedScreen`: an image whose pixels are decoded only if someone reads them
+(the TUI's phone view, an LLM agent's resize), while the recorder writes its
+bytes as they are. Before, the raw 7.8 MB of pixels crossed through a shared-
+memory segment and the parent encoded them: with two sims that parent spent
+8.1 ms of CPU a step (taking the pixels out of the segment, encoding, the GIL
+shared by both devices' loops) and capped the run at 0.88x the throughput of
+one sim. Encoding in the child moves that work onto the device's own core,
+where it overlaps with the other device and the run's loop. Measured on the
+memory pack (`benchmarks/bench_parallel.py`, the parent's imports counted):
+two sims cost 10.0 ms of CPU a step, 3.9 of it in the parent, against 12.2 and
+7.5 before, and 8.3 for one sim in-process. A screen that did not change since
+the last one the parent got (the sim re-renders only when its tree changes)
+crosses as a mark; the parent makes a new `EncodedScreen` of the same bytes,
+so no two observations share pixels someone might draw on.
 
 A child that dies is `DeviceLost` for every call from then on, naming its
 pid and how it ended, with no traceback; the child ignores Ctrl-C (the parent
@@ -37,7 +44,7 @@ parent goes away: its read on the pipe meets end-of-file.
 
 Hand-written rather than a library: `concurrent.futures.ProcessPoolExecutor`
 and `multiprocessing.managers` cannot pin a stateful device to one process
-for its lifetime, nor hand screens over through shared memory.
+for its lifetime.
 """
 
 from __future__ import annotations
@@ -47,44 +54,27 @@ import dataclasses
 import multiprocessing
 import pickle
 import signal
+import sys
 import threading
 import traceback
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
 from multiprocessing.connection import Connection
-from multiprocessing.shared_memory import SharedMemory
 from typing import Any
-
-from PIL import Image, ImageFile
 
 try:
     import resource
 except ImportError:  # pragma: no cover - Windows
     resource = None  # type: ignore[assignment]
 
-from guilens.device.base import DeviceError, DeviceLost, Observation, readonly_view
+from guilens.device.base import DeviceError, DeviceLost, Observation
 from guilens.device.hosted import ActResult, serve
+from guilens.png import EncodedScreen, FrameEncoder
 
 _CLOSE = "__close__"
 _CLOSE_WAIT_S = 5.0
 _PRELOAD = ["guilens.device.process_host", "guilens.device.sim"]
-_RAW = {"RGB": "RGBX"}
-"""Pillow keeps an RGB pixel in 4 bytes: copied out and back as RGBX it costs 0.6 + 0.3 ms a
-1080x2400 frame, against 1.0-2.2 + 1.0 ms packed to 3 bytes (measured on the dev machine)."""
-_BYTES = {"RGBX": 4, "RGBA": 4, "RGB": 3, "L": 1, "1": 1, "P": 1, "LA": 2, "I": 4, "F": 4}
-"""Bytes per pixel of a raw mode, to know whether a frame fits the segment before writing it."""
-
-
-@dataclass(frozen=True)
-class _Frame:
-    """How the screen of an `Observation` reply crosses: in the segment, through the pipe, or unchanged."""
-
-    mode: str
-    size: tuple[int, int]
-    raw: str
-    """The pixels' layout in transit (Pillow raw mode): `RGBX` for an RGB screen."""
-    nbytes: int
-    via: str  # "shm" | "pipe" | "same"
+_SAME = "same"
+"""The reply's frame when the screen is the one the parent got last (else the frame is PNG bytes)."""
 
 
 class ProcessHost:
@@ -105,7 +95,8 @@ class ProcessHost:
         self._proc = ctx.Process(target=_child_main, args=(child_conn, factory, args, kwargs),
                                  name=f"guilens-device-{self.kind}", daemon=True)
         try:
-            self._proc.start()
+            with _real_stderr():
+                self._proc.start()
         except (pickle.PicklingError, AttributeError, TypeError) as err:  # the factory or its arguments
             self._conn.close()
             raise TypeError(f"cannot start {self.kind} in a process of its own: {err}") from None
@@ -119,9 +110,8 @@ class ProcessHost:
         self._ready = False
         self._lost: DeviceLost | None = None
         self._closed = False
-        self._shm: SharedMemory | None = None
-        self._shm_sent = True
-        self._last: Image.Image | None = None
+        self._last: bytes | None = None
+        """The PNG of the last screen the child sent: what a screen marked unchanged is."""
         self.cpu_s: float | None = None
         """The CPU seconds the device process used, as it reported when it was closed (benchmarks)."""
 
@@ -139,9 +129,7 @@ class ProcessHost:
                 if not self._ready:
                     self._receive()  # the child's hello: ("ok", None, None), or why the device was not made
                     self._ready = True
-                shm = None if self._shm_sent or self._shm is None else (self._shm.name, self._shm.size)
-                self._conn.send((method, args, kwargs, shm))
-                self._shm_sent = True
+                self._conn.send((method, args, kwargs))
                 return self._receive()
             except (EOFError, OSError) as err:  # BrokenPipe, ConnectionReset: the child is gone
                 raise self._gone(err) from None
@@ -154,7 +142,7 @@ class ProcessHost:
             self._closed = True
             if self._lost is None and self._proc.is_alive():
                 with contextlib.suppress(EOFError, OSError):
-                    self._conn.send((_CLOSE, (), {}, None))
+                    self._conn.send((_CLOSE, (), {}))
                     if self._conn.poll(_CLOSE_WAIT_S):
                         self.cpu_s = self._conn.recv()[1]
             self._proc.join(_CLOSE_WAIT_S)
@@ -165,7 +153,6 @@ class ProcessHost:
                 self._proc.kill()
                 self._proc.join(1.0)
             self._conn.close()
-            self._drop_shm()
             self._last = None
 
     def alive(self) -> bool:
@@ -180,42 +167,22 @@ class ProcessHost:
         _, result, frame = reply
         if frame is None:
             return result
-        img = readonly_view(self._frame(frame))
+        img = self._screen(frame)
         if isinstance(result, ActResult):
             assert result.observation is not None
             result.observation = dataclasses.replace(result.observation, screenshot=img)
             return result
         return dataclasses.replace(result, screenshot=img)
 
-    def _frame(self, frame: _Frame) -> Image.Image:
-        if frame.via == "same":  # the child says so only after sending a frame, which is `_last`
+    def _screen(self, frame: bytes | str) -> EncodedScreen:
+        """The reply's screen, still encoded: a new one, or the last one again (a new object of the same
+        bytes: two observations never share pixels a caller might draw on)."""
+        if frame == _SAME:  # the child says so only after sending a screen
             assert self._last is not None, "the child marked a screen unchanged before sending one"
-            return self._last
-        if frame.via == "pipe":
-            img = Image.frombytes(frame.mode, frame.size, self._conn.recv_bytes(), "raw", frame.raw)
-            self._grow(frame.nbytes)
-        else:
-            assert self._shm is not None, "the child wrote a frame into a segment the parent has not made"
-            buf = self._shm.buf
-            assert buf is not None
-            with buf[:frame.nbytes] as pixels:
-                img = Image.frombytes(frame.mode, frame.size, pixels, "raw", frame.raw)  # a copy: the segment is reused
-        self._last = img
-        return img
-
-    def _grow(self, nbytes: int) -> None:
-        """A segment big enough for frames of `nbytes`, made here and named to the child with the next call."""
-        self._drop_shm()
-        with contextlib.suppress(OSError):  # no /dev/shm (a locked-down container): frames go through the pipe
-            self._shm = SharedMemory(create=True, size=nbytes)
-            self._shm_sent = False
-
-    def _drop_shm(self) -> None:
-        if self._shm is not None:
-            with contextlib.suppress(OSError, BufferError):
-                self._shm.close()
-                self._shm.unlink()
-            self._shm = None
+            return EncodedScreen(self._last)
+        assert isinstance(frame, bytes)
+        self._last = frame
+        return EncodedScreen(frame)
 
     def _gone(self, err: BaseException) -> DeviceLost:
         self._proc.join(1.0)
@@ -231,8 +198,40 @@ class ProcessHost:
             how = f"ended with exit code {code}"
         self._lost = DeviceLost(f"the {self.kind} process (pid {self.pid}) {how}", performed=None)
         self._conn.close()
-        self._drop_shm()
         return self._lost
+
+
+def start_fork_server() -> None:
+    """Start the fork server now, without waiting for it: it imports the sim (about 0.2 s) while the
+    caller goes on (loading scenarios, planning), instead of while the first device waits for it.
+    Harmless when it runs already, and where there is none (spawn)."""
+    ctx = _context()
+    if ctx.get_start_method() == "forkserver":
+        from multiprocessing import forkserver
+
+        with _real_stderr():
+            forkserver.ensure_running()
+
+
+@contextlib.contextmanager
+def _real_stderr() -> Iterator[None]:
+    """Hand the fork server the process's real stderr. multiprocessing's resource tracker, which the
+    fork server starts first, passes `sys.stderr.fileno()` to its child; under the TUI, Textual has
+    swapped `sys.stderr` for a capture whose `fileno()` is -1, and the start fails with "bad value(s)
+    in fds_to_keep". For that moment `sys.stderr` is the one the interpreter started with."""
+    try:
+        usable = sys.stderr is None or sys.stderr.fileno() >= 0
+    except (AttributeError, OSError, ValueError):  # no fileno at all: the tracker skips it itself
+        usable = True
+    if usable or sys.__stderr__ is None:
+        yield
+        return
+    saved = sys.stderr
+    sys.stderr = sys.__stderr__
+    try:
+        yield
+    finally:
+        sys.stderr = saved
 
 
 def _context() -> Any:
@@ -270,7 +269,6 @@ def _unpack_error(packed: tuple[Any, ...]) -> BaseException:
 def _child_main(conn: Connection, factory: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
     """Make the device, then answer requests until told to close or the parent goes away."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    shm: SharedMemory | None = None
     try:
         try:
             device = factory(*args, **kwargs)
@@ -278,21 +276,14 @@ def _child_main(conn: Connection, factory: Callable[..., Any], args: tuple[Any, 
             conn.send(("err", _pack_error(err)))
             return
         conn.send(("ok", None, None))
-        last: Any = None
+        screens = _Screens()
         while True:
             try:
-                method, a, kw, seg = conn.recv()
+                method, a, kw = conn.recv()
             except (EOFError, OSError):  # the parent is gone
                 with contextlib.suppress(Exception):
                     device.close()
                 return
-            if seg is not None:
-                if shm is not None:
-                    shm.close()
-                try:
-                    shm = SharedMemory(name=seg[0])
-                except OSError:  # the segment cannot be opened here: frames go through the pipe
-                    shm = None
             if method == _CLOSE:
                 with contextlib.suppress(Exception):
                     device.close()
@@ -305,7 +296,18 @@ def _child_main(conn: Connection, factory: Callable[..., Any], args: tuple[Any, 
                 conn.send(("err", _pack_error(err)))
                 continue
             if isinstance(result, Observation | ActResult):
-                last = _send_observation(conn, result, shm, last)
+                try:
+                    result, frame = screens.split(result)
+                except Exception as err:  # a screen the PNG writer cannot take: a bug, said where it happened
+                    conn.send(("err", _pack_error(err)))
+                    continue
+                try:
+                    conn.send(("ok", result, frame))
+                except (EOFError, OSError):
+                    raise
+                except Exception as err:  # the rest of the observation does not pickle (pickled before sending)
+                    screens.last = None
+                    conn.send(("err", _pack_error(err)))
             else:
                 try:
                     conn.send(("ok", result, None))
@@ -314,65 +316,29 @@ def _child_main(conn: Connection, factory: Callable[..., Any], args: tuple[Any, 
     except (EOFError, OSError):
         return  # the parent went away mid-reply
     finally:
-        if shm is not None:
-            shm.close()
         conn.close()
 
 
-def _send_observation(conn: Connection, result: Observation | ActResult, shm: SharedMemory | None, last: Any) -> Any:
-    """Send an observation (alone or in an `ActResult`) with its screen in the segment (or through
-    the pipe, or as unchanged); returns the image core sent, to know an unchanged screen next time."""
-    obs = result.observation if isinstance(result, ActResult) else result
-    if obs is None:
-        conn.send(("ok", result, None))
-        return last
-    img = obs.screenshot
-    core = img.im
-    bare: Any = dataclasses.replace(obs, screenshot=None)  # type: ignore[arg-type]  # the pixels go apart
-    if isinstance(result, ActResult):
-        bare = dataclasses.replace(result, observation=bare)
-    raw = _RAW.get(img.mode, img.mode)
-    if core is last:
-        conn.send(("ok", bare, _Frame(img.mode, img.size, raw, 0, "same")))
-        return core
-    need = img.size[0] * img.size[1] * _BYTES.get(raw, 0)
-    if shm is not None and shm.buf is not None and 0 < need <= shm.size:
-        n = _write_pixels(img, raw, shm.buf)
-        conn.send(("ok", bare, _Frame(img.mode, img.size, raw, n, "shm")))
-    else:
-        pixels = img.tobytes("raw", raw)
-        conn.send(("ok", bare, _Frame(img.mode, img.size, raw, len(pixels), "pipe")))
-        conn.send_bytes(pixels)
-    return core
+class _Screens:
+    """The child's side of a screen's crossing: each new screen encoded once, an unchanged one marked."""
 
+    def __init__(self) -> None:
+        self.encoder = FrameEncoder()
+        self.last: Any = None
+        """The image core of the last screen sent (the sim hands out views of one core until it redraws)."""
 
-def _write_pixels(img: Image.Image, raw: str, buf: memoryview) -> int:
-    """Copy `img`'s pixels into `buf` as `raw`, chunk by chunk; returns the bytes written.
-
-    `Image.tobytes` gathers its chunks into one new 10 MB `bytes`, and each such
-    allocation is fresh pages to fault in: 9.7 ms with the copy into the segment,
-    against 0.5 ms written straight from Pillow's raw encoder (its own loop, minus
-    the join: `Image._getencoder` is Pillow's, private but unchanged for a decade;
-    any surprise falls back to `tobytes`).
-    """
-    try:
-        enc = Image._getencoder(img.mode, "raw", (raw,))
-    except Exception:  # pragma: no cover - a Pillow without the hook
-        data = img.tobytes("raw", raw)
-        buf[:len(data)] = data
-        return len(data)
-    try:
-        enc.setimage(img.im, (0, 0, *img.size))
-        chunk = max(ImageFile.MAXBLOCK, img.size[0] * 4)
-        off = 0
-        while True:
-            _, err, data = enc.encode(chunk)
-            buf[off:off + len(data)] = data
-            off += len(data)
-            if err:
-                break
-        if err < 0:
-            raise RuntimeError(f"Pillow's raw encoder failed ({err})")
-        return off
-    finally:
-        enc.cleanup()
+    def split(self, result: Observation | ActResult) -> tuple[Any, bytes | str | None]:
+        """`result` without its screen, and the screen as PNG bytes (or `_SAME`; None: no observation)."""
+        obs = result.observation if isinstance(result, ActResult) else result
+        if obs is None:
+            return result, None
+        img = obs.screenshot
+        bare: Any = dataclasses.replace(obs, screenshot=None)  # type: ignore[arg-type]  # the pixels go apart
+        if isinstance(result, ActResult):
+            bare = dataclasses.replace(result, observation=bare)
+        core = img.im
+        if core is self.last:
+            return bare, _SAME
+        png = self.encoder.encode(img)
+        self.last = core  # only once encoded: a screen that failed to cross is never marked unchanged
+        return bare, png

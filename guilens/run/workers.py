@@ -15,6 +15,13 @@ stays here too: its time is spent waiting on the adb server, which threads
 already overlap. There is no setting for it: a caller who wants sims as threads
 (the benchmark's reference) hands open devices in `plan.devices`, which are used
 as they are.
+
+A hosted sim encodes its screens where it draws, and they reach this process
+as PNG bytes (`guilens.png.EncodedScreen`) that the recorder writes as they
+are: this process decodes a screen only when someone looks at its pixels (the
+TUI, an LLM agent). Its children come from a fork server that imports the sim
+first (about 0.2 s); `warm_hosts` starts it as soon as the device specs are
+known, so that import runs beside the caller's own loading and planning.
 """
 
 from __future__ import annotations
@@ -78,11 +85,26 @@ def _open(plan: RunPlan, spec: Any, host: Any = None) -> tuple[Device, bool]:
     return open_device(spec), True
 
 
+def hosted(devices: list[Any]) -> bool:
+    """The run will put its sims in processes of their own: it has several devices, one a sim spec."""
+    return len(devices) > 1 and any(isinstance(d, str) and d.strip() == "sim" for d in devices)
+
+
+def warm_hosts(devices: list[Any]) -> None:
+    """Call as soon as a run's device specs are known: when it will host sims, their fork server
+    starts now and imports the sim beside the caller's own work (loading and planning), not while the
+    first device waits for it (`open_workers`)."""
+    if hosted(devices):
+        from guilens.device.process_host import start_fork_server
+
+        start_fork_server()
+
+
 def _start_hosts(plan: RunPlan) -> list[Any]:
     """A started `ProcessHost` for each sim spec when the run has several devices, else None each.
     All children start before any is waited for, so they make their sims side by side."""
     hosts: list[Any] = [None] * len(plan.devices)
-    if len(plan.devices) < 2:
+    if not hosted(plan.devices):
         return hosts
     from guilens.device.process_host import ProcessHost
     from guilens.device.sim import SimDevice

@@ -7,14 +7,22 @@ and shrinking it for the phone view a few more, so the replay used to spend
 
 - `EpisodeScreens` decodes screens on a pool of three threads (Pillow lets go
   of the GIL while it inflates, so a step's two screens decode side by side on
-  two cores, even while one neighbour is still being read ahead) and keeps the last few decoded, by index, least recently used
-  first out. A screen asked for twice is decoded once (the cache holds the
+  two cores, even while one neighbour is still being read ahead, and while
+  Textual paints) and keeps the last few decoded, by index, least recently
+  used first out. Pillow's decoder, not a faster one: ISA-L's inflate with
+  numpy reads the recorder's PNGs in 3 ms against Pillow's 8, pixel for pixel,
+  but holds the GIL while it inflates, and made the replay's first step and
+  cold jumps slower, not faster (measured side by side: 155 against 135 ms,
+  139 against 116 ms). A screen asked for twice is decoded once (the cache holds the
   future, not the result). `decodes` counts real decodes, for tests and the
   benchmark.
-- `ReplayLoader` is one thread that serves the step in view first and then
-  prepares its neighbours (next two, previous one): their screens decoded and
-  their phone frames already shrunk and drawn with the action, so ← and →
-  cost the event loop only the handing over. A newer request supersedes the
+- `ReplayLoader` is one thread that serves the step in view first and then,
+  once that step is painted (`painted`; the neighbours' Python work would hold
+  the GIL in bursts through the paint), prepares its neighbours (next two,
+  previous one): their screens decoded and their phone frames already shrunk
+  and drawn with the action, so ← and → cost the event loop only the handing
+  over. `prepare_ready` makes a pair on the caller's thread from screens
+  decoded already (the first step, in the first paint). A newer request supersedes the
   one in progress: its result is not delivered, and the prefetch stops without
   waiting for the decode it started (one at a time, so the new step's two
   screens always find two free threads).
@@ -45,8 +53,10 @@ from guilens.episode import EpisodeReader
 from guilens.screens.widgets.halfcell import HalfcellFrame
 
 AHEAD = (1, 2, -1)
-_frozen: list[int] = [0]
 """The steps prepared after the one in view, in order: the next two, then the previous one."""
+PAINT_WAIT = 0.25
+"""Seconds the loader waits for the step it delivered to be painted before preparing its neighbours."""
+_frozen: list[int] = [0]
 
 
 def freeze_heap() -> None:
@@ -197,6 +207,7 @@ class ReplayLoader:
         self._frame_lock = threading.Lock()
         self._cond = threading.Condition()
         self._want: int | None = None
+        self._painted: int | None = None
         self._gen = 0
         self._closed = False
         self._thread = threading.Thread(target=self._run, name="replay-loader", daemon=True)
@@ -208,6 +219,25 @@ class ReplayLoader:
             self._want = index
             self._gen += 1
             self._cond.notify()
+
+    def prepare_ready(self, index: int) -> Pair | None:
+        """Step `index`'s pair made now, on the calling thread, if both its screens are decoded
+        already (its frames cost about a millisecond each); else None, and nothing is started.
+        The screen's first step uses it: decoded while Textual composed, it is then on the phones
+        in the very first paint instead of a paint later."""
+        before, after = self.screens.ready(index), self.screens.ready(index + 1)
+        if before is None or after is None:
+            return None
+        key = self.frame_key()
+        after_frame = self._frame(after, "after", None, key)
+        before_frame = self._frame(before, "before", self.actions[index], key)
+        return Pair(index, before, after, before_frame, after_frame)
+
+    def painted(self, index: int) -> None:
+        """Step `index` is on the screen: the neighbours may be prepared now (see `_run`)."""
+        with self._cond:
+            self._painted = index
+            self._cond.notify_all()
 
     def cached(self, index: int) -> Pair | None:
         """Step `index`'s pair if everything it needs is ready now (decoded and, where the phone takes
@@ -250,6 +280,12 @@ class ReplayLoader:
                 self._frames.popitem(last=False)
         return frame
 
+    def _wait_painted(self, index: int, gen: int) -> None:
+        """Until step `index` is painted (or superseded, or `PAINT_WAIT` passed): preparing the
+        neighbours holds the GIL in bursts, which would stretch the paint the person waits for."""
+        with self._cond:
+            self._cond.wait_for(lambda: self._painted == index or self._superseded(gen), PAINT_WAIT)
+
     def _pair(self, index: int, gen: int | None = None) -> Pair | None:
         """Step `index`'s pair, decoded and prepared. While prefetching (`gen` given), a newer
         request stops the wait (the decode itself finishes on its own thread) and gives None."""
@@ -281,6 +317,7 @@ class ReplayLoader:
                 if pair is None or self._superseded(gen):
                     continue
                 self.deliver(pair)
+                self._wait_painted(index, gen)
                 for delta in AHEAD:
                     near = index + delta
                     if self._superseded(gen):

@@ -10,9 +10,16 @@ Opening and moving do not grow with the episode once its list fills the panel
 the screens are decoded on threads, the first ones while Textual composes, and
 the neighbours' frames are prepared ahead (`replay_frames`), so ← → only hand a
 finished frame to the phones; the task's milestones (scenario files) are looked
-up after the first paint; the heap is frozen while the replay is open, so the
-collector's full passes stop landing on jumps. A jump supersedes whatever was
-still loading for the step before it; a frame for a step left is dropped.
+up after the first step is painted; the heap is frozen while the replay is open,
+so the collector's full passes stop landing on jumps. A jump supersedes whatever
+was still loading for the step before it; a frame for a step left is dropped.
+
+Every paint costs Textual 10-40 ms at 200x60, so the screen paints as few as it
+can: the first step is in the first paint (the phones' box is worked out before
+the first layout, the width's class is set before it too, so there is no second
+one, and the modules the paint would import are imported with the screen); a
+step is shown whole, its text with its frames (`watch_index`); moving repaints the
+widgets that changed, not the screen; Home and End go straight to the screen.
 
 Steps are numbered from 1, as the run screen and the report number them
 (`describe.step_number`): a 17-step episode is "17 steps", its panels read
@@ -32,6 +39,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+# Imported with the screen, not on first use while the first step is painted (15-20 ms): the scroll
+# bars of the panels, the text phone each `PhoneView` composes, the label's file and dialog.
+import textual.scrollbar  # noqa: F401
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -41,11 +51,14 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Footer, Static
 
+import guilens.judge.labels
+import guilens.screens.label_modal
+import guilens.screens.widgets.textphone  # noqa: F401
 from guilens.describe import step_number
 from guilens.episode import EpisodeReader, Step
 from guilens.screens import replay_frames as frames
 from guilens.screens.replay_frames import EpisodeScreens, Pair, ReplayLoader
-from guilens.screens.replay_labels import LabelMixin
+from guilens.screens.replay_keys import ReplayKeys
 from guilens.screens.replay_steps import looked_at, reached_by_step, step_row, summary, task_of
 from guilens.screens.widgets.memory import MemoryView
 from guilens.screens.widgets.milestones import MilestoneView, rows_from_task
@@ -56,6 +69,10 @@ from guilens.screens.widgets.verdict import VerdictView
 
 if TYPE_CHECKING:
     from guilens.judge.labels import Label
+
+
+TEXT_WAIT = 0.08
+"""Seconds a step's text waits for its frames before it is shown without them (see `watch_index`)."""
 
 
 class Loaded(Message):
@@ -74,7 +91,7 @@ class TaskFound(Message):
         self.task = task
 
 
-class ReplayScreen(LabelMixin):
+class ReplayScreen(ReplayKeys):
     HELP_TITLE = "replay"
     KEY_HELP = [
         ("Moving", [("← →", "previous / next step"), ("Home / End", "first / last step"),
@@ -105,11 +122,18 @@ class ReplayScreen(LabelMixin):
 
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (150, "-wide")]
 
-    index: reactive[int] = reactive(0, init=False)
-    zoomed: reactive[bool] = reactive(False)
+    index: reactive[int] = reactive(0, init=False, repaint=False)
+    """The step in view. Not a repaint of the whole screen: the widgets it changes repaint themselves."""
 
     def __init__(self, path: Path | str, *, renderer: Renderer = "halfcell", settings: Any = None) -> None:
         super().__init__()
+        try:  # the width's class now, as Textual would set it after the first layout: no second layout
+            width = self.app.size.width
+        except RuntimeError:  # no app yet
+            width = None
+        if width is not None:
+            wide = width >= self.HORIZONTAL_BREAKPOINTS[1][0]
+            self.update_classes({"-wide": wide, "-narrow": not wide}, update=False)
         self.path = Path(path)
         self.renderer: Renderer = renderer
         self.settings = settings
@@ -121,6 +145,8 @@ class ReplayScreen(LabelMixin):
             self.screens.future(1)
         self.loader: ReplayLoader | None = None
         self._frozen = self._settled = False
+        self._text_of: int | None = None
+        """The step whose text (row, detail, titles) is up: it waits for the step's frames (see `watch_index`)."""
         self.verdict: dict[str, Any] | None = self.reader.verdict()
         self._looked = looked_at(self.verdict, len(self.steps) + 1)
         self._reached = reached_by_step(self.reader.episode.milestones, self.steps)
@@ -147,8 +173,12 @@ class ReplayScreen(LabelMixin):
                 after = PhoneView(self.renderer, id="after")
                 after.border_title = "after"
                 # Sized now from the app's size, so the first layout is the last (no frame made twice).
-                before.styles.width = after.styles.width = self._phone_cols(before, self.app.size.width,
-                                                                            self.app.size.height)
+                width, height = self.app.size
+                before.styles.width = after.styles.width = cols = self._phone_cols(before, width, height)
+                if before.renderer == "halfcell" and before.view == "pixels":
+                    # The box the first layout will give them, so the first step's frames are made for
+                    # it before that layout and are in the first paint (a wrong guess is only slower).
+                    before.box = after.box = (cols - 2, height - self._summary().get_height({}, width) - 3)
                 yield before
                 yield after
             with Vertical(id="detail"):
@@ -183,22 +213,14 @@ class ReplayScreen(LabelMixin):
         return min(before.wanted_width(rows) + 2, max(16, int(width * share)))
 
     def on_resize(self) -> None:
+        self._size_phones()
+
+    def _size_phones(self) -> None:
         before = self.query_one("#before", PhoneView)
         cols = self._phone_cols(before, self.size.width, self.size.height)
         for phone in (before, self.query_one("#after", PhoneView)):
             if phone.styles.width is None or phone.styles.width.value != cols:
                 phone.styles.width = cols
-
-    def action_cycle_view(self) -> None:
-        after = self.query_one("#after", PhoneView)
-        view = self.query_one("#before", PhoneView).cycle_view()
-        after.view = view
-        self.on_resize()
-        self.notify(f"Phones: {view}", timeout=2)
-
-    def action_magnify(self, delta: int) -> None:
-        for phone in self.query(PhoneView):
-            phone.magnify(phone.zoom + delta)
 
     def on_mount(self) -> None:
         self.query_one(VerdictView).show(self.verdict)
@@ -210,11 +232,11 @@ class ReplayScreen(LabelMixin):
             deliver=lambda pair: self.post_message(Loaded(pair)),
             laid_out=lambda: before.box != (0, 0) or before.view == "text")
         if self.steps:
-            self.index = 0
+            self.loader.prepare_ready(0)  # decoded while Textual composed: in the first paint
             self.watch_index(0)
         else:
             self.query_one("#step-detail", Static).update("This episode has no steps.")
-        self.call_after_refresh(self._find_task)
+            self.call_after_refresh(self._find_task)
 
     def on_unmount(self) -> None:
         if self.loader is not None:
@@ -226,31 +248,49 @@ class ReplayScreen(LabelMixin):
 
     @work(thread=True, exclusive=True, group="replay-task")
     def _find_task(self) -> None:
-        """The task definition, for the milestone list: reads the scenario files, so after the first paint."""
+        """The task definition, for the milestone list: reads the scenario files, so after the first step
+        is painted (a thread still holds the GIL much of the time)."""
         self.post_message(TaskFound(task_of(self.reader)))  # not call_from_thread: the app may be leaving
 
     def on_task_found(self, message: TaskFound) -> None:
         self.task_def = task = message.task
         self.query_one(MilestoneView).set_rows(rows_from_task(task) if task is not None else [])
-        if self.steps:
-            self._show_step(self.index)
+        if self._text_of is not None:  # the step whose text is up (the next may wait for its frames)
+            self._show_step(self._text_of)
 
     # -- moving ------------------------------------------------------------------------------
     def watch_index(self, index: int) -> None:
-        if not self.steps:
+        """Show step `index` whole: its row, text and both frames in one paint.
+
+        A step prepared ahead is shown now. Otherwise its text waits for its frames (a decode and a
+        shrink on other threads, 10-20 ms) for up to `TEXT_WAIT`: painting the text first would
+        hold the event loop through a paint of its own just when the frames arrive, and show the
+        new step's text beside the old step's screens."""
+        if not self.steps or self.loader is None:
             return
+        pair = self.loader.cached(index)
+        if pair is not None:  # prepared ahead: shown now, no thread to wait for
+            self._show_text(index)
+            self._show(pair)
+        else:
+            self.set_timer(TEXT_WAIT, self._text_due)
+        self.loader.request(index)  # on a hit, this serves nothing new and prepares the neighbours
+
+    def _text_due(self) -> None:
+        """The frames are late: the text of the step in view goes up without them. The step in view,
+        not the one that set the timer: with a key held down, the list keeps following."""
+        if self._text_of != self.index:
+            self._show_text(self.index)
+
+    def _show_text(self, index: int) -> None:
+        """The step's row in the list, its text and the phones' titles."""
+        self._text_of = index
         self.query_one("#step-list", StepList).highlight(index)
         self._show_step(index)
         n = step_number(index)
         last = index + 1 >= len(self.steps)
         self.query_one("#before", PhoneView).border_title = f"before · step {n}"
         self.query_one("#after", PhoneView).border_title = f"after · step {n}" + (" · final screen" if last else "")
-        if self.loader is None:
-            return
-        pair = self.loader.cached(index)
-        if pair is not None:  # prepared ahead: shown now, no thread to wait for
-            self._show(pair)
-        self.loader.request(index)  # on a hit, this serves nothing new and prepares the neighbours
 
     def _show_step(self, index: int) -> None:
         """The step's text: detail, memory, milestones."""
@@ -271,6 +311,8 @@ class ReplayScreen(LabelMixin):
 
     def on_loaded(self, message: Loaded) -> None:
         if message.pair.index == self.index:  # else a step already left: the next Loaded is on its way
+            if self._text_of != self.index:
+                self._show_text(self.index)
             self._show(message.pair)
 
     def _show(self, pair: Pair) -> None:
@@ -278,6 +320,8 @@ class ReplayScreen(LabelMixin):
         if before.shown.image is pair.before.image and before.shown.image is not None \
                 and after.shown.image is pair.after.image and before.shown.action == self.steps[pair.index].action:
             return  # shown already, from the cache
+        if self.loader is not None:
+            self.call_after_refresh(self.loader.painted, pair.index)
         before.show(pair.before.image, self.steps[pair.index].action, frame=pair.before_frame,
                     ui_xml=pair.before.ui_xml)
         after.show(pair.after.image, frame=pair.after_frame, ui_xml=pair.after.ui_xml)
@@ -291,6 +335,7 @@ class ReplayScreen(LabelMixin):
     def _settle(self) -> None:
         if self._frozen:
             frames.settle_heap()
+        self._find_task()
 
     @on(StepList.Highlighted, "#step-list")
     def _picked(self, event: StepList.Highlighted) -> None:
@@ -307,55 +352,3 @@ class ReplayScreen(LabelMixin):
     def action_last(self) -> None:
         if self.steps:
             self.index = len(self.steps) - 1
-
-    def action_goto(self) -> None:
-        from guilens.screens.modals import PromptScreen
-
-        n = len(self.steps)
-
-        first, last = step_number(0), step_number(n - 1)
-
-        def check(text: str) -> str | None:
-            if not text.isdigit() or not first <= int(text) <= last:
-                return f"a step number from {first} to {last}"
-            return None
-
-        def go(text: str | None) -> None:
-            if text is not None:
-                self.index = int(text) - first
-
-        self.app.push_screen(PromptScreen("Go to step", placeholder=f"{first}-{last}", validate=check), go)
-
-    def action_zoom(self) -> None:
-        self.zoomed = not self.zoomed
-        self.set_class(self.zoomed, "-zoomed")
-        self.on_resize()
-
-    def action_llm_calls(self) -> None:
-        """What the model saw and said at the step in view (its recorded calls)."""
-        if not self.steps:
-            return
-        from guilens.screens.llm_calls import LLMCallsScreen
-
-        self.app.push_screen(LLMCallsScreen(self.steps[self.index]))
-
-    def action_judge(self) -> None:
-        from guilens.screens.judge_screen import JudgeScreen
-
-        def done(verdict: Any) -> None:
-            self.verdict = self.reader.verdict()
-            self._looked = looked_at(self.verdict, len(self.steps) + 1)
-            self.query_one(VerdictView).show(self.verdict)
-            self._show_label()
-            self.query_one("#step-list", StepList).set_rows(len(self.steps), self._row)
-            if self.steps:
-                self._show_step(self.index)
-
-        self.app.push_screen(JudgeScreen(self.path, settings=self.settings), done)
-
-    def action_back(self) -> None:
-        if len(self.app.screen_stack) > 2:
-            self.app.pop_screen()
-        else:
-            self.app.exit()
-

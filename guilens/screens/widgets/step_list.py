@@ -56,9 +56,12 @@ class StepList(ScrollView, can_focus=True):
         Binding("down", "move(1)", "Down", show=False),
         Binding("pageup", "page(-1)", "Page up", show=False),
         Binding("pagedown", "page(1)", "Page down", show=False),
-        Binding("home", "edge(0)", "First", show=False),
-        Binding("end", "edge(1)", "Last", show=False),
+        Binding("home,end", "owner", show=False),
     ]
+    """Home and End belong to the screen that owns the list, which moves it (`highlight`). Handled
+    here, they moved the list, which painted, and only then told the screen: a paint more on every
+    jump to an end. Bound to an action that is never enabled (`check_action`), they pass the list
+    by, where `ScrollView`'s own Home and End would have scrolled it and stopped there."""
 
     @dataclass
     class Highlighted(Message):
@@ -153,14 +156,14 @@ class StepList(ScrollView, can_focus=True):
             self.highlight(index)
             self.post_message(self.Highlighted(self, index))
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return action != "owner"
+
     def action_move(self, delta: int) -> None:
         self._choose((self.highlighted or 0) + delta)
 
     def action_page(self, direction: int) -> None:
         self._choose((self.highlighted or 0) + direction * max(1, self.scrollable_content_region.height - 1))
-
-    def action_edge(self, last: int) -> None:
-        self._choose(self.count - 1 if last else 0)
 
     def on_click(self, event: events.Click) -> None:
         offset = event.get_content_offset(self)

@@ -1,0 +1,278 @@
+"""What the replay paints, paint by paint: the first step is on the phones in the very first paint; a
+step that was not prepared ahead is shown whole (its text never beside the last step's screens);
+moving repaints what changed, not the whole screen; Home and End reach the screen without the list
+painting first; the loader prepares the neighbours only once the step in view is painted."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import tui_helpers  # noqa: F401  (pins the phones' cell size)
+from test_replay_speed import record, settled
+from textual._compositor import Compositor
+
+from guilens.episode import EpisodeReader
+from guilens.screens import replay_frames, replay_screen
+from guilens.screens.app import GuilensApp
+from guilens.screens.replay_frames import EpisodeScreens, Pair, ReplayLoader
+from guilens.screens.replay_screen import ReplayScreen
+from guilens.screens.widgets.phone import PhoneView
+from guilens.screens.widgets.step_list import StepList
+
+
+@pytest.fixture(scope="module")
+def episode(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return record(tmp_path_factory.mktemp("replay-paint") / "attempt-1", 30)
+
+
+class Paints:
+    """Calls `look()` as each of the compositor's paints begins; `full` counts whole-screen paints."""
+
+    def __init__(self, look: Callable[[], Any]) -> None:
+        self.look = look
+        self.seen: list[Any] = []
+        self.full = 0
+
+    def install(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        for name in ("render_full_update", "render_partial_update"):
+            original = getattr(Compositor, name)
+
+            def paint(compositor: Any, *args: Any, _original: Any = original, _name: str = name, **kw: Any) -> Any:
+                self.seen.append(self.look())
+                self.full += _name == "render_full_update"
+                return _original(compositor, *args, **kw)
+
+            monkeypatch.setattr(Compositor, name, paint)
+
+
+def phones(screen: ReplayScreen) -> tuple[PhoneView, PhoneView]:
+    return screen.query_one("#before", PhoneView), screen.query_one("#after", PhoneView)
+
+
+def state(app: GuilensApp) -> tuple[str, int | None, int | None] | None:
+    """(detail title, index of the screen each phone's frame was made from) as the paint begins."""
+    screen = app.screen
+    if not isinstance(screen, ReplayScreen) or not screen.is_mounted:
+        return None
+    before, after = phones(screen)
+    if before.canvas is None or before.canvas.frame is None or after.canvas is None:
+        return (str(screen.query_one("#detail-box").border_title), None, None)
+
+    def index_of(phone: PhoneView) -> int | None:
+        for i in range(len(screen.steps) + 1):
+            shot = screen.screens.ready(i)
+            if shot is not None and shot.image is not None and shot.image is phone._frame_for:
+                return i
+        return None
+
+    return (str(screen.query_one("#detail-box").border_title), index_of(before), index_of(after))
+
+
+@pytest.mark.parametrize("size", [(200, 60), (160, 48), (110, 36)])
+async def test_the_first_step_is_on_the_phones_in_the_first_paint(episode: Path, size: tuple[int, int],
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    screens: list[ReplayScreen] = []
+
+    def first() -> ReplayScreen:
+        screen = ReplayScreen(episode)
+        screen.screens.get(0), screen.screens.get(1)  # decoded while Textual composes (here: surely)
+        screens.append(screen)
+        return screen
+
+    app = GuilensApp(first)
+    paints = Paints(lambda: state(app))
+    paints.install(monkeypatch)
+    async with app.run_test(size=size) as pilot:
+        screen = screens[0]
+        await settled(pilot, screen, 0)
+        first_paint = next(s for s in paints.seen if s is not None)
+        assert first_paint == ("step 1 of 30", 0, 1)
+        before, after = phones(screen)
+        # the box guessed before the first layout is the one the layout gave: nothing made twice
+        assert before.box == before.content_region.size and after.box == after.content_region.size
+        assert before.canvas is not None and before.canvas.frame is not None
+        assert (before.canvas.frame.fit.box_cols, before.canvas.frame.fit.box_rows) == before.box
+
+
+async def test_a_step_not_prepared_ahead_is_shown_whole(episode: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(replay_screen, "TEXT_WAIT", 10.0)  # the frames always win, however slow the machine
+    app = GuilensApp(lambda: ReplayScreen(episode))
+    paints = Paints(lambda: state(app))
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, ReplayScreen)
+        await settled(pilot, screen, 0)
+        paints.install(monkeypatch)
+        for target in (20, 9, 27):  # far from each other: nothing prepared ahead
+            assert screen.loader is not None and screen.loader.cached(target) is None
+            screen.index = target
+            await settled(pilot, screen, target)
+        for title, before, after in (s for s in paints.seen if s is not None and s[1] is not None):
+            step = int(title.split()[1]) - 1
+            assert (before, after) == (step, step + 1), f"{title} painted beside the screens of step {before}"
+        assert {s[0] for s in paints.seen if s is not None} >= {"step 21 of 30", "step 10 of 30", "step 28 of 30"}
+
+
+async def test_text_goes_up_alone_when_the_frames_are_late(episode: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    gate = threading.Event()
+    read = replay_frames.read_shot
+
+    def slow(reader: EpisodeReader, index: int) -> Any:
+        if index >= 10:
+            gate.wait(10)
+        return read(reader, index)
+
+    monkeypatch.setattr(replay_frames, "read_shot", slow)
+    app = GuilensApp(lambda: ReplayScreen(episode))
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, ReplayScreen)
+        await settled(pilot, screen, 0)
+        screen.index = 20
+        await pilot.pause(replay_screen.TEXT_WAIT + 0.3)
+        assert screen.query_one("#detail-box").border_title == "step 21 of 30"  # the text did not wait forever
+        assert screen.query_one("#step-list", StepList).highlighted == 20
+        gate.set()
+        await settled(pilot, screen, 20)
+
+
+async def test_with_a_key_held_down_the_text_follows_while_the_frames_are_late(
+        episode: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    gate = threading.Event()
+    read = replay_frames.read_shot
+    monkeypatch.setattr(replay_frames, "read_shot",
+                        lambda reader, index: (gate.wait(10) if index >= 4 else None, read(reader, index))[1])
+    app = GuilensApp(lambda: ReplayScreen(episode))
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, ReplayScreen)
+        await settled(pilot, screen, 0)
+        steps = screen.query_one("#step-list", StepList)
+        for _ in range(12):  # a key held down: each press newer than the last one's frames
+            await pilot.press("right")
+            await pilot.pause(0.05)
+        assert steps.highlighted is not None and steps.highlighted > 3  # the list kept up, not stuck at step 1
+        gate.set()
+        await settled(pilot, screen, 12)
+
+
+async def test_moving_repaints_what_changed_not_the_whole_screen(episode: Path) -> None:
+    app = GuilensApp(lambda: ReplayScreen(episode))
+    wholes: list[int] = []
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, ReplayScreen)
+        await settled(pilot, screen, 0)
+        dirty = screen._set_dirty
+        screen._set_dirty = lambda *regions: (wholes.append(len(regions)) if not regions else None,  # type: ignore[method-assign]
+                                              dirty(*regions))[1]
+        for i in (1, 2, 3):
+            await pilot.press("right")
+            await settled(pilot, screen, i)
+        await pilot.press("end")
+        await settled(pilot, screen, 29)
+        assert wholes == []  # every widget of the screen repainted on each move: 20-40 ms a step
+
+
+async def test_home_and_end_reach_the_screen_without_the_list_moving_first(episode: Path) -> None:
+    app = GuilensApp(lambda: ReplayScreen(episode))
+    posted: list[Any] = []
+    async with app.run_test(size=(160, 24)) as pilot:  # fewer rows than steps: the list scrolls
+        screen = app.screen
+        assert isinstance(screen, ReplayScreen)
+        await settled(pilot, screen, 0)
+        steps = screen.query_one("#step-list", StepList)
+        assert steps.has_focus
+        original = steps.post_message
+        steps.post_message = lambda message: (posted.append(message), original(message))[1]  # type: ignore[method-assign]
+        await pilot.press("end")
+        await settled(pilot, screen, 29)
+        assert steps.highlighted == 29 and steps.scroll_offset.y > 0  # the row in view
+        await pilot.press("home")
+        await settled(pilot, screen, 0)
+        assert steps.highlighted == 0 and steps.scroll_offset.y == 0
+        assert not [m for m in posted if isinstance(m, StepList.Highlighted)]
+        await pilot.press("down")  # the list's own keys still move it, and tell the screen
+        await settled(pilot, screen, 1)
+        assert [m.index for m in posted if isinstance(m, StepList.Highlighted)] == [1]
+
+
+@pytest.fixture
+def loader(episode: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[ReplayLoader, list[Pair]]]:
+    monkeypatch.setattr(replay_frames, "PAINT_WAIT", 10.0)
+    reader = EpisodeReader(episode)
+    delivered: list[Pair] = []
+    screens = EpisodeScreens(reader)
+    made = ReplayLoader(screens, [s.action for s in reader.steps], prepare=lambda image, action: None,
+                        frame_key=lambda: (40, 44), deliver=delivered.append)
+    yield made, delivered
+    made.close()
+
+
+def wait(cond: Callable[[], bool], timeout: float = 10.0) -> None:
+    end = time.monotonic() + timeout
+    while not cond():
+        assert time.monotonic() < end, "timed out"
+        time.sleep(0.01)
+
+
+def test_the_neighbours_wait_for_the_step_to_be_painted(loader: tuple[ReplayLoader, list[Pair]]) -> None:
+    made, delivered = loader
+    made.request(10)
+    wait(lambda: len(delivered) == 1)
+    time.sleep(0.3)
+    assert made.screens.decodes == 2  # the step's two screens, and nothing ahead while it is painted
+    made.painted(10)
+    wait(lambda: made.cached(12) is not None and made.cached(9) is not None)
+    assert made.screens.decodes == 5  # then the next two and the previous one (one new screen each)
+
+
+def test_a_newer_request_does_not_wait_for_the_old_paint(loader: tuple[ReplayLoader, list[Pair]]) -> None:
+    made, delivered = loader
+    made.request(3)
+    wait(lambda: len(delivered) == 1)
+    made.request(20)  # never painted step 4: the loader serves step 21 at once
+    wait(lambda: len(delivered) == 2, timeout=2.0)
+    assert [p.index for p in delivered] == [3, 20]
+
+
+def test_prepare_ready_makes_the_pair_only_from_decoded_screens(loader: tuple[ReplayLoader, list[Pair]]) -> None:
+    made, _ = loader
+    assert made.prepare_ready(15) is None and made.screens.decodes == 0  # starts nothing
+    made.screens.get(15), made.screens.get(16)
+    pair = made.prepare_ready(15)
+    assert pair is not None and pair.index == 15 and pair.before.image is not None
+    assert made.cached(15) is not None
+
+
+
+async def test_the_halfcell_view_blank_cells_follow_a_new_theme() -> None:
+    from PIL import Image
+    from textual.app import App, ComposeResult
+
+    from guilens.screens.widgets.halfcell import prepare_frame
+    from guilens.screens.widgets.halfcell_view import HalfcellView
+
+    class Host(App[None]):
+        def compose(self) -> ComposeResult:
+            yield HalfcellView()
+
+    app = Host()
+    async with app.run_test(size=(60, 30)) as pilot:
+        view = app.query_one(HalfcellView)
+        await pilot.pause()
+        view.set_frame(prepare_frame(Image.new("RGB", (1080, 2400), (200, 30, 30)), view.size))
+        await pilot.pause()
+
+        def margin() -> Any:  # the style of the blank cells left of the phone
+            return view.render_line(view.size.height // 2)._segments[0].style.bgcolor
+
+        was = margin()
+        app.theme = "textual-light" if app.theme != "textual-light" else "nord"
+        await pilot.pause(0.2)
+        assert margin() != was and margin() == view.rich_style.bgcolor
