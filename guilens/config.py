@@ -120,6 +120,15 @@ class Settings(BaseModel):
     max_questions: int | None = Field(default=None, ge=0)
     """ScenDroid's per-task clarification budget (`--max-questions`): questions an attempt may ask
     before a further `ask_user` is refused. Unset: no budget (the paper never gives its value)."""
+    anomalies: float = Field(default=0.0, ge=0, le=1)
+    """AndroidLens's environmental anomalies on demand (`--anomalies RATE`): after every action the
+    simulated phone shows, with this probability, one anomaly (an ad, a permission dialog, the
+    low-battery warning, an app crash), drawn from the run's seed (or the task and attempt). 0: none.
+    The sim only: guilens cannot draw over a real phone's apps."""
+    variants: int | None = Field(default=None, ge=1, le=1000)
+    """Parametric tasks (`--variants N`): how many variants of each task template a run or a
+    verify instantiates, drawn by `--seed` from the sim's data (`guilens.scenarios.params`). Unset:
+    one variant per template; tasks with fixed values run once either way."""
     context: Literal["episodic", "augmented"] = "episodic"
     """ScenDroid's modes for a day of tasks (`--context`): `episodic` starts each task with a fresh
     agent session; `augmented` gives the agent the context pack of the day's earlier tasks

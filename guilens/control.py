@@ -81,6 +81,8 @@ class RunControl:
         self._cancelled = False
         self._human_all = False
         self._human: set[str] = set()
+        self._injections: list[tuple[str | None, str]] = []
+        """Anomalies asked for (`inject`) and not yet shown: (device label or None, kind)."""
         self._listeners: list[Callable[[], None]] = []
 
     # -- commands ---------------------------------------------------------------------------
@@ -135,6 +137,21 @@ class RunControl:
                 self._human_all = False
             self._lock.notify_all()
         self._changed()
+
+    def inject(self, kind: str, device: str | None = None) -> None:
+        """Ask for an anomaly (`ad`, `permission`, `battery`, `crash`) on `device` (None: whichever
+        device comes next). The step loop shows it between steps, before the agent looks again
+        (`guilens.run.anomaly_log.apply_injections`): the TUI never touches the phone itself."""
+        with self._lock:
+            self._injections.append((device, kind))
+        self._changed()
+
+    def take_injections(self, device: str | None) -> list[str]:
+        """The anomalies asked for on `device` (or on any device), in order; each is taken once."""
+        with self._lock:
+            mine = [kind for dev, kind in self._injections if dev is None or dev == device]
+            self._injections = [(dev, kind) for dev, kind in self._injections if not (dev is None or dev == device)]
+        return mine
 
     # -- state ------------------------------------------------------------------------------
     @property

@@ -196,6 +196,28 @@ class DeviceGap(_Model):
         return f"phone gone {self.seconds:.1f} s ({self.message}); {how}{again}"
 
 
+class StepAnomaly(_Model):
+    """An anomaly (AndroidLens: an ad, a permission dialog, low battery, an app crash) on the step
+    whose screen first showed it (`appeared`), or on the step whose action resolved it (`resolved`)."""
+
+    kind: str
+    """`ad`, `permission`, `battery` or `crash`."""
+    event: Literal["appeared", "resolved"]
+    app: str = ""
+    """The app it showed over (`launcher` for a battery warning on the home screen)."""
+    source: str = ""
+    """Where it came from: `setup` (the task's), `rate` (the run's `--anomalies`), `injected` (a key in the TUI)."""
+    how: str | None = None
+    """On `resolved`: how (`closed`, `deny`, `allow`, `dismissed`, `battery_saver`, `closed_app`, `app_info`)."""
+
+    def describe(self) -> str:
+        """One line for people: the replay's step detail, the HTML report."""
+        where = f" over {self.app}" if self.app else ""
+        if self.event == "appeared":
+            return f"{self.kind} anomaly appeared{where}" + (f" ({self.source})" if self.source else "")
+        return f"{self.kind} anomaly resolved: {self.how or 'gone'}"
+
+
 class Step(_Model):
     """One step: what the agent saw, thought and did, and what came of it."""
 
@@ -240,6 +262,9 @@ class Step(_Model):
     llm_calls: list[LLMCall] = Field(default_factory=list)
     """Every model call the agent made for this step, repairs included, as sent and received (see
     `LLMCall`); the user's are on `ask`. Empty for agents without a model, and in older episodes."""
+    anomalies: list[StepAnomaly] = Field(default_factory=list)
+    """Anomalies that appeared on this step's screen or that this step's action resolved (see
+    `StepAnomaly`). Empty on most steps, and in episodes recorded before anomalies were recorded."""
 
 
 class MilestoneHit(_Model):

@@ -36,6 +36,7 @@ from guilens.describe import action_text, outcome_bits, retries_text, seconds, s
 if TYPE_CHECKING:
     from guilens.control import QuestionChannel, Request, RunControl
     from guilens.episode import Episode, Step
+    from guilens.scenarios.model import Scenario, Task
 
 _STATUS_STYLE = {
     "success": "bold green",
@@ -73,6 +74,38 @@ def step_line(step: Step) -> str:
     if step.by == "human":  # a baseline's annotator sees how long they took
         parts.append(f"(human, {seconds(step.timings.person_s)})" if step.timings else "(human)")
     return "  ".join(parts)
+
+
+def run_scenario(run_dir: Path) -> Scenario | None:
+    """The run's own copy of its scenario (`scenario.json`, written before the run starts: templates
+    drawn, a day's tasks as run), schema-checked only, as the judge reads it; None when unreadable."""
+    from guilens.run.store import SCENARIO_COPY
+    from guilens.scenarios.model import Scenario
+
+    try:
+        return Scenario.model_validate_json((run_dir / SCENARIO_COPY).read_text(encoding="utf-8"))
+    except (OSError, ValueError):  # no copy (an older run layout), or a damaged one: counts stay flat
+        return None
+
+
+def milestones_text(task: Task, episode: Episode) -> str:
+    """`milestones 3/4` as AndroidLens' ATP counts them: an alternatives item once, complete by any
+    one path; the milestones of the paths not taken are not counted."""
+    from guilens.scenarios.milestones import checklist_progress
+
+    reached = {h.id for h in episode.milestones}
+    done, total = checklist_progress(task, lambda m: m in reached)
+    return f"milestones {done}/{total}"
+
+
+def day_text(scenario: Scenario, task: Task) -> str:
+    """`day 2 of 5 · Tue 24 Nov 08:00` for a task of a multi-day sequence (`day:`); empty otherwise."""
+    if task.day is None:
+        return ""
+    days = sorted({scenario.day_of(t) for t in scenario.tasks})
+    day = scenario.day_of(task)
+    when = scenario.when(task)
+    return f"day {days.index(day) + 1} of {len(days)} · " + (f"{when:%a %d %b %H:%M}" if when else f"{day:%a %d %b}")
 
 
 class HeadlessObserver:
@@ -118,6 +151,10 @@ class HeadlessObserver:
         self._gone: set[str] = set()
         """Devices whose phone the run is waiting for now."""
         self._watching = False
+        self._run_dir: Path | None = None
+        self._scenario: Scenario | None = None
+        """The run's scenario copy, read on the first attempt."""
+        self._scenario_read = False
 
     # -- output -----------------------------------------------------------------------------
     def _print(self, text: str, style: str = "") -> None:
@@ -137,6 +174,7 @@ class HeadlessObserver:
 
     # -- run --------------------------------------------------------------------------------
     def on_run_started(self, run_dir: Path, total: int) -> None:
+        self._run_dir = run_dir
         modes = self.modes
         self._print(f"run {run_dir}  ({total} task{'s' if total != 1 else ''})" + (f"  · {modes}" if modes else ""),
                     "bold")
@@ -171,9 +209,23 @@ class HeadlessObserver:
         self._print(f"done: {len(episodes)} episode{'s' if len(episodes) != 1 else ''}: {summary}", "bold")
 
     # -- attempts ---------------------------------------------------------------------------
+    def _task_of(self, ep: Episode) -> tuple[Scenario, Task] | None:
+        """The attempt's task in the run's scenario copy (its milestone list, its day), if there is one."""
+        with self._lock:
+            if not self._scenario_read and self._run_dir is not None:
+                self._scenario, self._scenario_read = run_scenario(self._run_dir), True
+            scenario = self._scenario
+        if scenario is None:
+            return None
+        task = next((t for t in scenario.tasks if t.id == ep.task), None)
+        return (scenario, task) if task is not None else None
+
     def on_attempt_started(self, episode: Episode) -> None:
         ep = episode
-        self._print(f"▶ {self._tag(ep)} {ep.level} · {ep.agent} · {ep.device} · budget {ep.budget}", "bold cyan")
+        found = self._task_of(ep)
+        day = day_text(*found) if found is not None else ""
+        self._print(f"▶ {self._tag(ep)} {ep.level} · {ep.agent} · {ep.device} · budget {ep.budget}"
+                    + (f" · {day}" if day else ""), "bold cyan")
         self._print(f"  {short(ep.instruction, 110)}", "dim")
 
     def on_step(self, episode: Episode, step: Step) -> None:
@@ -231,6 +283,9 @@ class HeadlessObserver:
     def on_attempt_finished(self, episode: Episode) -> None:
         ep = episode
         bits = outcome_bits(ep)
+        found = self._task_of(ep) if ep.milestones_total else None
+        if found is not None:  # the episode counts every milestone of every path; count the checklist
+            bits = [milestones_text(found[1], ep) if b.startswith("milestones ") else b for b in bits]
         self._print(f"■ {self._tag(ep)} {ep.status} · " + " · ".join(bits), _STATUS_STYLE.get(ep.status, "bold"))
         if ep.error and ep.status != "success":
             self._print(f"  {short(ep.error, 160)}", "dim")

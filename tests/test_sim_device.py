@@ -296,7 +296,8 @@ def test_observed_screenshot_is_safe_to_draw_on() -> None:
 def test_set_clock_forward_delivers_quietly() -> None:
     d = Driver(setup={"clock": "2026-11-21T06:00:00", "apps": {
         "clock": {"alarms": [{"time": "07:00"}]},
-        "messages": {"scheduled": [{"number": "555 0100", "text": "Morning!", "at": "2026-11-21T06:30:00"}]}}})
+        "messages": {"threads": [],
+                     "scheduled": [{"number": "555 0100", "text": "Morning!", "at": "2026-11-21T06:30:00"}]}}})
     d.open("notes")
     d.dev.set_clock(datetime(2026, 11, 21, 8, 0))
     st = d.state()

@@ -132,8 +132,13 @@ def test_the_last_tap_highlights_its_element_and_a_bare_point_gets_a_mark() -> N
     assert lit == {"ASICS Gel-Kayano 30 Men's Running Shoes", "$164.95"}
 
     # a tap where nothing is drawn: a mark at the tapped cell
-    bare = layout_screen(xml, size, *BOX, action={"type": "tap", "x": 540, "y": 1000})
-    col, row = int(540 * BOX[0] / size[0]), int(1000 * BOX[1] / size[1])
+    def drawn(x: int, y: int) -> bool:
+        return any((n.text or n.content_desc or n.clickable) and n.bounds[0] <= x < n.bounds[2]
+                   and n.bounds[1] <= y < n.bounds[3] for n in root.iter())
+
+    x, y = 540, next(y for y in range(900, 2000, 20) if not drawn(540, y))  # between the rows of the shop
+    bare = layout_screen(xml, size, *BOX, action={"type": "tap", "x": x, "y": y})
+    col, row = int(x * BOX[0] / size[0]), int(y * BOX[1] / size[1])
     assert bare.lines[row] and any(s.text == "◉" and s.col == col and s.flags & Mark.POINT for s in bare.lines[row])
 
 

@@ -24,6 +24,15 @@ place again before going on (`_Resync`):
   goes on: the oracle reopens it once (an app resumes where it was left);
 - if the reference's next element is still not on screen, the oracle has lost its
   place and finishes with `failure`, saying so, rather than tapping blindly.
+
+An anomaly over the screen (an ad, a permission dialog, the low-battery warning, an
+app's crash notice: AndroidLens's interruptions) is cleared as a careful person would
+before the plan goes on (`_clear`, rules in `guilens.agents.recovery`): the ad's small
+close button, Deny, Close, Close app. A golden path that handles it itself (its next
+step taps that very control) is played as written; a recovery step of the golden path
+whose anomaly already came and went is stepped over. After a crash the app starts
+afresh, so the plan goes back to the step that brought the app to the front and plays
+on from there, typing into cleared fields.
 """
 
 from __future__ import annotations
@@ -32,7 +41,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from guilens.actions import Finish, OpenApp
+from guilens.actions import Answer, Finish, OpenApp, Type
 from guilens.agents.base import AgentContext, AgentStep, StepInput
 from guilens.episode import LTMEntry, Memory
 
@@ -68,6 +77,13 @@ class OracleAgent:
         self._own: int | None = None
         """The index of the oracle's own last step (a person's steps come after it)."""
         self._resync: _Resync | None = None
+        self._reopen: str | None = None
+        """After a crash: the app to reopen before the reference goes on (`guilens.agents.recovery`)."""
+        self._played: list[tuple[int, str, bool]] = []
+        """Reference steps played: (index, the app in front before it, whether it opened an app)."""
+        self._replay_until: int | None = None
+        """After a crash, the reference position it threw the plan back from: text typed again before
+        it replaces what a field kept (an app may keep its input through a crash, as Calculator does)."""
         self.gave_up: str | None = None
 
     def reset(self, context: AgentContext) -> None:
@@ -82,6 +98,9 @@ class OracleAgent:
         self._last = ""
         self._own = None
         self._resync = None
+        self._reopen = None
+        self._played = []
+        self._replay_until = None
         self.gave_up = None
 
     def _memory(self) -> Memory:
@@ -111,6 +130,9 @@ class OracleAgent:
             move = self._resynchronise(inp.observation, result)
             if move is not None:
                 return move
+        move = self._clear(inp.observation, result)
+        if move is not None:
+            return move
         assumed: list[str] = []
         try:
             ra = self.player.next_step(inp.observation)
@@ -132,7 +154,14 @@ class OracleAgent:
                              description="finish", action_result=result, memory=self._memory())
         for spec in ra.remember:
             self._remember(spec.app, spec.content, inp.index)
+        if self._replay_until is not None:
+            if ra.index >= self._replay_until:
+                self._replay_until = None
+            elif isinstance(ra.action, Type) and not ra.action.clear:
+                ra.action = ra.action.model_copy(update={"clear": True})
+                ra.description += " (field cleared first: typed again after the crash)"
         self._last = ra.description
+        self._played.append((ra.index, inp.observation.app or "", isinstance(ra.action, OpenApp)))
         return AgentStep(
             action=ra.action,
             thought=ra.thought or ra.description,
@@ -140,6 +169,59 @@ class OracleAgent:
             action_result=result,
             memory=self._memory(),
         )
+
+    def _clear(self, obs: Observation, result: str) -> AgentStep | None:
+        """An anomaly on screen (`guilens.agents.recovery`): the step that clears it, or None when there
+        is none or the reference's next step handles it. After closing a crash notice, the plan goes
+        back to the step that brought the app to the front, reopening first the app that handed over."""
+        from guilens.agents.recovery import (
+            after_crash,
+            interruption,
+            rewind,
+            skip_to_crash_recovery,
+            skip_unneeded_recovery,
+        )
+        from guilens.scenarios.reference import ReferenceError
+
+        found = interruption(obs.ui)
+        if found is None and self._reopen is None:
+            try:
+                self.player.peek(obs)
+            except ReferenceError:  # a recovery step of the golden path, for an anomaly cleared already?
+                while skip_unneeded_recovery(self.player):
+                    pass
+            return None
+        if found is not None and found.kind == "crash":
+            skip_to_crash_recovery(self.player)  # the golden path expected this crash later: its own recovery
+        if found is None:
+            if self._reopen is None:
+                return None
+            app, self._reopen = self._reopen, None
+            self._last = f"open {app}"
+            return AgentStep(action=OpenApp(app=app), thought=f"Back to {app}, to do again what the crash lost.",
+                             description=f"reopen {app} after the crash", action_result=result,
+                             memory=self._memory())
+        try:
+            ra = self.player.peek(obs)
+        except ReferenceError:
+            ra = None
+        if ra is not None and found.covers(ra.action):
+            return None  # the golden path itself taps the interruption's control
+        ending = self.player.done or (ra is not None and isinstance(ra.action, Finish | Answer))
+        if found.kind == "crash" and not ending:  # about to end: what the app did is saved, nothing is left in it
+            crashed = found.app or "the app"
+            where = after_crash(self._played, crashed)
+            if where is None:
+                return self._give_up(f"{crashed} crashed before I played anything; I cannot tell where to start "
+                                     "again, so I stop.", f"{crashed} crashed before the plan began",
+                                     "give up: crashed before the plan began", result)
+            index, self._reopen = where
+            self._replay_until = max(self._replay_until or 0, self.player._pos)
+            rewind(self.player, index)
+            self._played = [p for p in self._played if p[0] < index]
+        self._last = f"clear the {found.kind}: tap {found.label!r}"
+        return AgentStep(action=found.action(), thought=found.why(), description=self._last,
+                         action_result=result, memory=self._memory())
 
     def _may_ask(self, inp: StepInput) -> bool:
         """Whether the run lets the oracle ask now: Active mode, and questions left in the budget."""

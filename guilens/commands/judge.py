@@ -82,7 +82,7 @@ def register(app: typer.Typer) -> None:
             cost = "cached" if v.reused else (
                 "price unknown" if unpriced and not v.usage.cost_usd and (v.usage.input_tokens or v.usage.output_tokens)
                 else f"${v.usage.cost_usd:.4f}")
-            progress = f" milestones {sum(1 for m in v.milestones if m.reached)}/{len(v.milestones)}" if v.milestones else ""
+            progress = f" {_milestones_text(d, v)}" if v.milestones else ""
             mode = _mode_text(v.failure_mode, v.failure_steps)
             typer.echo(f"{rel}  " + typer.style(f"{v.decision:9}", fg=colour) + f" {by:14} {cost}{progress}{mode}")
             for s in v.disagreements():
@@ -149,6 +149,28 @@ def register(app: typer.Typer) -> None:
             typer.echo(json.dumps(rep.to_json(), indent=2, default=str))
         else:
             print_report(rep)
+
+
+def _milestones_text(attempt_dir: Path, verdict: object) -> str:
+    """`milestones 3/4` as AndroidLens' ATP counts them: an alternatives item once, reached when one
+    of its paths is (`checklist_progress`), the milestones of the paths not taken left out. Without
+    the task definition (it was not found), every milestone the verdict holds counts."""
+    from guilens.episode import EpisodeError, EpisodeReader
+    from guilens.judge.inputs import resolve_task
+    from guilens.judge.verdict import Verdict
+    from guilens.scenarios.milestones import checklist_progress
+
+    assert isinstance(verdict, Verdict)
+    got = {m.id: m.reached for m in verdict.milestones}
+    try:
+        task = resolve_task(EpisodeReader(attempt_dir))[1]
+    except EpisodeError:
+        task = None
+    if task is not None and {m.id for m in task.all_milestones()} == set(got):
+        done, total = checklist_progress(task, lambda m: got.get(m))
+    else:
+        done, total = sum(1 for r in got.values() if r), len(got)
+    return f"milestones {done}/{total}"
 
 
 def _mode_text(mode: str | None, steps: list[int]) -> str:

@@ -263,7 +263,15 @@ def register(app: typer.Typer) -> None:
         context: str = typer.Option(None, "--context", metavar="episodic|augmented",
                                     help="A day of tasks: episodic (default; a fresh agent session per task) "
                                          "or augmented (the agent is given the day's earlier tasks)."),
-        seed: int = typer.Option(None, "--seed", help="Seed for agents that draw random numbers."),
+        seed: int = typer.Option(None, "--seed", help="Seed for agents that draw random numbers, and for the "
+                                                      "parameters of task templates (--variants; default 0)."),
+        variants: int = typer.Option(None, "--variants", metavar="N",
+                                     help="Task templates (tasks with params:): run N variants of each, drawn "
+                                          "from the sim's data by --seed (default 1). Fixed tasks run once."),
+        anomalies: float = typer.Option(None, "--anomalies", metavar="RATE",
+                                        help="After every action, with probability RATE (0-1), the simulated "
+                                             "phone shows an anomaly: an ad, a permission dialog, low battery, "
+                                             "an app crash (drawn from --seed, else the task and attempt)."),
         headless: bool = typer.Option(False, "--headless", help="No TUI: one line per step on standard output."),
         thoughts: bool = typer.Option(False, "--thoughts", help="Headless: print the agent's thought under each step."),
         renderer: str = typer.Option(None, "--renderer", help=RENDERER_HELP),
@@ -286,10 +294,12 @@ def register(app: typer.Typer) -> None:
         options = {"agent_format": format, "agent_memory": memory, "agent_base_url": base_url,
                    "max_pixels": max_pixels, "history_images": history_images, "screen_info": screen_info,
                    "user_model": user_model, "user_base_url": user_base_url, "disconnect_wait_s": disconnect_wait,
-                   "ask": ask, "max_questions": max_questions, "context": context}
+                   "ask": ask, "max_questions": max_questions, "context": context, "anomalies": anomalies,
+                   "variants": variants}
         shown = {"user_model": user_model, "user_base_url": user_base_url, "base_url": base_url, "format": format, "memory": memory, "max_pixels": max_pixels,
                  "history_images": history_images, "screen_info": screen_info, "ask": ask,
-                 "max_questions": max_questions, "context": context, "cluster": cluster}
+                 "max_questions": max_questions, "context": context, "anomalies": anomalies, "variants": variants,
+                 "cluster": cluster}
         if device and not cluster:  # sims in processes of their own: their fork server starts while we plan
             from guilens.run.workers import warm_hosts
 

@@ -1,4 +1,4 @@
-"""`guilens scenarios list|show|validate|verify|import-memgui`."""
+"""`guilens scenarios list|show|validate|verify|stats|import-memgui`."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ if TYPE_CHECKING:
 
 scenarios_app = typer.Typer(
     name="scenarios",
-    help="List, show, validate and verify scenarios; import MemGUI-Bench's task table.",
+    help="List, show, validate, verify and count scenarios; import MemGUI-Bench's task table.",
     no_args_is_help=True,
 )
 
@@ -54,8 +54,12 @@ def list_cmd(paths: list[Path] = typer.Argument(None, help="Scenario files or fo
     if as_json:
         import json
 
+        from guilens.scenarios.stats import pack_stats
+
         typer.echo(json.dumps([{"id": s.id, "title": s.title, "kind": s.kind, "device": s.device, "apps": s.apps,
                                 "levels": s.levels, "tasks": [t.id for t in s.tasks],
+                                "templates": [t.id for t in s.tasks if t.params],
+                                "stats": pack_stats(s).to_json(),
                                 "source": str(s.source) if s.source else None} for s in found], indent=2))
         return
     rows = [("SCENARIO", "KIND", "TASKS", "APPS", "LEVELS", "TITLE")]
@@ -81,13 +85,15 @@ def _show_scenario(s: Scenario) -> None:
     for t in s.tasks:
         extra = f"{t.clock}  " if t.clock else ""
         mirror = f"  mirror of {t.mirror_of}" if t.mirror_of else ""
+        mirror += f"  template ({len(t.params)} params)" if t.params else ""
         typer.echo(f"  {extra}{t.id:<28} d{t.difficulty} {t.golden_steps:>3} steps  {t.memory:<14} "
                    f"{', '.join(t.apps)}{mirror}")
 
 
 def _show_task(s: Scenario, t: Task) -> None:
-    from guilens.scenarios.model import Milestone, MilestoneGroup
+    from guilens.scenarios.model import Milestone, MilestoneAlternatives, MilestoneGroup
     from guilens.scenarios.spec_checks import check_to_data
+    from guilens.scenarios.spec_reference import count_steps
 
     typer.secho(f"{s.id}:{t.id}" + (f": {t.title}" if t.title else ""), bold=True)
     typer.echo(f"apps: {', '.join(t.apps)}   memory: {t.memory}" + (f" ({t.output})" if t.output else "")
@@ -98,13 +104,18 @@ def _show_task(s: Scenario, t: Task) -> None:
     if t.mirror_of:
         typer.echo(f"mirror of: {t.mirror_of}")
     if t.clock:
-        typer.echo(f"clock: {t.clock}" + (f"   at: {t.location}" if t.location else ""))
+        day = f"   day: {s.day_of(t):%a %Y-%m-%d}" if s.kind == "sequence" else ""
+        typer.echo(f"clock: {t.clock}{day}" + (f"   at: {t.location}" if t.location else ""))
     if t.depends_on:
         typer.echo(f"depends on: {', '.join(t.depends_on)}")
     if t.constrained_by:
         typer.echo(f"constrained by: {', '.join(t.constrained_by)}")
     if t.narration:
         typer.echo(f"narration: {t.narration}")
+    from guilens.scenarios.params_show import param_lines
+
+    for line in param_lines(s, t):
+        typer.echo(line)
     typer.secho("\ninstruction", bold=True)
     for lv in t.levels:
         typer.echo(f"  {lv}: {t.instruction.at(lv)}")
@@ -114,8 +125,22 @@ def _show_task(s: Scenario, t: Task) -> None:
     typer.secho("\nmilestones", bold=True)
     n = 0
     for item in t.milestones:
+        if isinstance(item, MilestoneAlternatives):
+            typer.echo(f"  [{item.id}] {item.text}  ({item.kind}, any one path)"
+                       + (f"  after: {', '.join(item.depends_on)}" if item.depends_on else ""))
+            group: list[Milestone] = []
+            for way in item.any_of:
+                typer.echo(f"    path {way.id}" + (f": {way.text}" if way.text else "")
+                           + (f"  (its own reference, {count_steps(list(way.reference))} steps)" if way.reference else ""))
+                for m in way.milestones:
+                    n += 1
+                    at = f", step {m.golden_step}" if m.golden_step else ""
+                    typer.echo(f"      {n}. [{m.id}] {m.text}  ({m.kind}{at})")
+                    if m.check is not None:
+                        typer.echo(f"         check: {check_to_data(m.check)}")
+            continue
         grouped = isinstance(item, MilestoneGroup)
-        group: list[Milestone] = list(item.unordered) if isinstance(item, MilestoneGroup) else [item]
+        group = list(item.unordered) if isinstance(item, MilestoneGroup) else [item]
         if grouped:
             typer.echo("  any order:")
         for m in group:
@@ -208,22 +233,31 @@ def validate_cmd(paths: list[Path] = typer.Argument(None, help="Files or folders
 def verify_cmd(
     spec: str = typer.Argument(None, help="SCENARIO, SCENARIO:TASK or a file (default: every built-in sim scenario)."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Show every finding, not only failures."),
+    variants: int = typer.Option(None, "--variants", metavar="N",
+                                 help="Task templates: verify N variants of each, drawn by --seed (default 1)."),
+    seed: int = typer.Option(None, "--seed", help="The seed task templates are drawn with (default 0)."),
+    level: str = typer.Option(None, "--level", "-l",
+                              help="Play the reference at this level only (L0 is always played); default: every "
+                                   "level a task declares."),
 ) -> None:
     """Play each task's reference on a fresh sim and prove its checks right (exit 1 on any failure)."""
     from guilens.scenarios.loader import load_builtin
     from guilens.scenarios.verify import verify_scenario
 
+    if level is not None and level not in ("L0", "L1", "L2"):
+        _fail([f"--level {level!r}: choose L0, L1 or L2"], 2)
     if spec:
         s, t = _load(spec)
         if s.device != "sim":
             _fail([f"{s.id}: a scenario for real devices has no rule checks to verify (its tasks are judged by the LLM)"], 2)
-        jobs = [(s, t.id if t else None)]
+        jobs = [_drawn(s, t.id if t else None, variants, seed)]
     else:
-        jobs = [(s, None) for s in load_builtin() if s.device == "sim"]
+        jobs = [_drawn(s, None, variants, seed) for s in load_builtin() if s.device == "sim"]
     bad = 0
     total = 0
-    for s, only in jobs:
-        for v in verify_scenario(s, only):
+    for s, ids in jobs:
+        wanted: list[str | None] = list(ids) if ids else [None]
+        for v in (x for only in wanted for x in verify_scenario(s, only, level)):
             total += 1
             mark = "ok  " if v.ok else "FAIL"
             typer.secho(f"{mark} {v.scenario}:{v.task}", fg=None if v.ok else "red")
@@ -234,6 +268,50 @@ def verify_cmd(
     typer.echo(f"{total - bad}/{total} task(s) verified")
     if bad:
         raise typer.Exit(1)
+
+
+def _drawn(s: Scenario, only: str | None, variants: int | None, seed: int | None) -> tuple[Scenario, list[str] | None]:
+    """A scenario with its task templates drawn (`--variants`, `--seed`), and the task ids `only` stands for."""
+    from guilens.scenarios.params import ParamError, has_templates, instantiate, tasks_of
+
+    if not has_templates(s):
+        return s, [only] if only else None
+    try:
+        drawn = instantiate(s, 1 if variants is None else variants, seed or 0)
+    except ParamError as err:
+        _fail([str(err)], 2)
+    return drawn, [t.id for t in tasks_of(drawn, only)] if only else None
+
+
+@scenarios_app.command("stats")
+def stats_cmd(
+    packs: list[str] = typer.Argument(None, metavar="[PACK]...", help="Built-in pack ids or files (default: every built-in pack)."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON: each pack and the total."),
+    variants: int = typer.Option(None, "--variants", metavar="N",
+                                 help="Also instantiate task templates, N variants each, and count the distinct tasks."),
+    seed: int = typer.Option(0, "--seed", help="The seed templates are drawn with (with --variants)."),
+) -> None:
+    """The pack summary: tasks by tier (MemGUI's golden-step ranges), memory kind, app count, golden steps; days."""
+    from guilens.scenarios.errors import ScenarioError
+    from guilens.scenarios.loader import find_scenario, load_builtin
+    from guilens.scenarios.stats import pack_stats, stats_table, total_stats
+
+    try:
+        found = [find_scenario(p) for p in packs] if packs else load_builtin()
+    except ScenarioError as err:
+        _fail(err.problems, 2)
+    try:
+        each = [pack_stats(s, variants, seed) for s in found]
+    except ValueError as err:  # a template that cannot be drawn (ParamError), or a bad --variants
+        _fail([str(err)], 2)
+    total = total_stats(each)
+    if as_json:
+        import json
+
+        typer.echo(json.dumps({"packs": [p.to_json() for p in each], "total": total.to_json()}, indent=2))
+        return
+    for line in stats_table(each, total if len(each) > 1 else None):
+        typer.echo(line)
 
 
 @scenarios_app.command("import-memgui")

@@ -21,6 +21,17 @@ with every other milestone, holds from exactly the marked step and moves no
 other milestone: the task stays decided by rules, and the mark by the same
 rules as the rest. Elsewhere (a real phone) the mark is a milestone for the
 judge alone, as AndroidLens' annotators' milestones are.
+
+An alternatives item (PSPA-Bench's "choose one path" node) is done once one of
+its paths is. The path the episode took (`path_taken`, the tracker's rule) gets
+its golden steps from the episode, and the written reference is now the one
+that takes it; the paths not taken have none (a golden step is where the
+task's reference reaches a milestone, as `scenarios verify` checks it), and
+draw no warning for never holding. `rehome_references` keeps
+`scenarios verify`'s rule that a path without a `reference` is the one the
+task's reference takes: the path taken gives its own reference up, and a path
+the task's old reference took gets that reference as its own. A mark is never
+put inside an alternatives item (a group member must be a milestone).
 """
 
 from __future__ import annotations
@@ -51,6 +62,68 @@ class Marked:
     unsure: list[str] = field(default_factory=list)
     """Milestones whose step the record cannot tell: a person marked them reached before their check
     held, so the runner stopped recording the app state their check reads (`replay_on_sim` tells)."""
+    taken: dict[str, str] = field(default_factory=dict)
+    """Alternatives item id -> the path the episode completed it by."""
+
+
+def each_milestone(milestones: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every milestone of a file-form milestone list: groups' members and alternatives' paths' too."""
+    out: list[dict[str, Any]] = []
+    for it in milestones:
+        if "any_of" in it:
+            out += [m for p in it["any_of"] for m in p["milestones"]]
+        else:
+            out += it.get("unordered", [it])
+    return out
+
+
+def _map_milestones(milestones: list[dict[str, Any]], fn: Any) -> list[dict[str, Any]]:
+    """The list with `fn` applied to every milestone, its groups and alternatives kept as they are."""
+    def item(it: dict[str, Any]) -> dict[str, Any]:
+        if "any_of" in it:
+            return {**it, "any_of": [{**p, "milestones": [fn(m) for m in p["milestones"]]} for p in it["any_of"]]}
+        if "unordered" in it:
+            return {**it, "unordered": [fn(m) for m in it["unordered"]]}
+        return dict(fn(it))
+
+    return [item(it) for it in milestones]
+
+
+def taken_paths(task: Task, reached: dict[str, int]) -> dict[str, str]:
+    """Alternatives item id -> the path that completed it, by the steps its milestones were reached at."""
+    from guilens.scenarios.milestones import SubTask, path_taken
+
+    out: dict[str, str] = {}
+    for a in task.alternatives():
+        taken = path_taken(SubTask(a.id, {p.id: tuple(m.id for m in p.milestones) for p in a.any_of}), reached)
+        if taken is not None:
+            out[a.id] = taken
+    return out
+
+
+def untaken(task: Task, taken: dict[str, str]) -> set[str]:
+    """Milestones on the paths not taken of the alternatives items the episode completed."""
+    return {m.id for a in task.alternatives() if a.id in taken for p in a.any_of if p.id != taken[a.id]
+            for m in p.milestones}
+
+
+def rehome_references(milestones: list[dict[str, Any]], taken: dict[str, str],
+                      old_reference: list[Any]) -> list[dict[str, Any]]:
+    """Paths' references once the task's reference is the episode's: the path taken needs none of its
+    own; a path without one (the old reference took it) gets the old reference (module docstring)."""
+    def item(it: dict[str, Any]) -> dict[str, Any]:
+        if "any_of" not in it or it["id"] not in taken:
+            return it
+        paths = []
+        for p in it["any_of"]:
+            if p["id"] == taken[it["id"]]:
+                p = {k: v for k, v in p.items() if k != "reference"}
+            elif not p.get("reference") and old_reference:
+                p = {**p, "reference": list(old_reference)}
+            paths.append(p)
+        return {**it, "any_of": paths}
+
+    return [item(it) for it in milestones]
 
 
 def slug(label: str) -> str:
@@ -94,8 +167,15 @@ def replay(task: Task, contexts: list[CheckContext], values: dict[str, str]) -> 
     return dict(tracker.reached)
 
 
-def _items(milestones: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
-    return [it.get("unordered", [it]) for it in milestones]
+def _item_done(it: dict[str, Any], reached: dict[str, int], screen: int) -> bool:
+    """Whether a milestone item is complete by `screen`: every member of a group, one whole path of
+    an alternatives item."""
+    def done(ms: list[dict[str, Any]]) -> bool:
+        return all(m["id"] in reached and reached[m["id"]] <= screen for m in ms)
+
+    if "any_of" in it:
+        return any(done(p["milestones"]) for p in it["any_of"])
+    return done(it.get("unordered", [it]))
 
 
 def _with(task: Task, milestones: list[dict[str, Any]]) -> Task:
@@ -110,13 +190,11 @@ def _placements(milestones: list[dict[str, Any]], reached: dict[str, int], scree
                 new: dict[str, Any]) -> list[list[dict[str, Any]]]:
     """Where a milestone reached at `screen` may go: its own item after the last item done by then,
     or into the item still open then (an unordered group)."""
-    items = _items(milestones)
-    done = [all(m["id"] in reached and reached[m["id"]] <= screen for m in item) for item in items]
     j = 0
-    while j < len(items) and done[j]:
+    while j < len(milestones) and _item_done(milestones[j], reached, screen):
         j += 1
     out = [milestones[:j] + [new] + milestones[j:]]
-    if j < len(milestones):
+    if j < len(milestones) and "any_of" not in milestones[j]:
         open_item = milestones[j]
         members = open_item.get("unordered", [open_item])
         out.append(milestones[:j] + [{"unordered": [*members, new]}] + milestones[j + 1:])
@@ -178,14 +256,16 @@ def _dump(task: Task) -> list[dict[str, Any]]:
     return [it.model_dump(mode="json", by_alias=True, exclude_none=True, exclude_defaults=True) for it in task.milestones]
 
 
-def _set_golden(milestones: list[dict[str, Any]], golden: dict[str, int]) -> list[dict[str, Any]]:
+def _set_golden(milestones: list[dict[str, Any]], golden: dict[str, int], off_path: set[str]) -> list[dict[str, Any]]:
+    """Golden steps from the episode. The milestones in `off_path` (paths not taken) get none: a golden
+    step is where the task's reference reaches a milestone (MSR's denominator), and it takes one path."""
     def one(m: dict[str, Any]) -> dict[str, Any]:
         m = {k: v for k, v in m.items() if k != "golden_step"}
-        if m["id"] in golden:
+        if m["id"] in golden and m["id"] not in off_path:
             m["golden_step"] = golden[m["id"]]
         return m
 
-    return [{"unordered": [one(m) for m in it["unordered"]]} if "unordered" in it else one(it) for it in milestones]
+    return _map_milestones(milestones, one)
 
 
 def mark_milestones(reader: EpisodeReader, task: Task, path: WrittenPath, values: dict[str, str], *,
@@ -199,9 +279,11 @@ def mark_milestones(reader: EpisodeReader, task: Task, path: WrittenPath, values
     milestones = _dump(task)
     reached = {k: v for k, v in (replay(task, contexts, values) if contexts else {}).items() if k not in by_person}
     replayed = dict(reached)  # what a replay must keep reaching where it did when a mark is placed
+    taken = taken_paths(task, {**{h.id: h.step + 1 for h in ep.milestones if h.id not in reached}, **reached})
+    other_paths = untaken(task, taken)
     notes: list[str] = []
     for m in task.all_milestones():
-        if m.id in reached:
+        if m.id in reached or m.id in other_paths:
             continue
         if sim and m.check is not None and m.id not in by_rules | by_person:
             notes.append(f"milestone {m.id!r}: its check never holds on the recorded screens")
@@ -234,8 +316,9 @@ def mark_milestones(reader: EpisodeReader, task: Task, path: WrittenPath, values
             ids.add(mid)
             added.append(mid)
     golden = {mid: path.before(sc) for mid, sc in reached.items()}
-    unsure = sorted(by_person) if sim else []
-    return Marked(_set_golden(_templated(milestones, set(added), task, values), golden), added, notes, unsure)
+    unsure = sorted(by_person - other_paths) if sim else []
+    return Marked(_set_golden(_templated(milestones, set(added), task, values), golden, other_paths),
+                  added, notes, unsure, taken)
 
 
 def replay_on_sim(scenario: Scenario, task_id: str) -> dict[str, int]:
@@ -277,7 +360,7 @@ def _templated(milestones: list[dict[str, Any]], ids: set[str], task: Task, valu
         check = _strings(m["check"], to_template)
         return {**m, "check": check} if fill_any(check, {**task.user.values, **values}) == m["check"] else m
 
-    return [{"unordered": [one(m) for m in it["unordered"]]} if "unordered" in it else one(it) for it in milestones]
+    return _map_milestones(milestones, one)
 
 
 def _strings(data: Any, fn: Any) -> Any:

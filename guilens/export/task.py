@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from guilens.episode import EpisodeReader
-from guilens.export.marks import Marked, mark_milestones, slug
+from guilens.export.marks import Marked, each_milestone, mark_milestones, rehome_references, slug
 from guilens.export.path import write_path
 
 if TYPE_CHECKING:
@@ -58,6 +58,7 @@ class Baseline:
         return next(t for t in self.scenario["tasks"] if t["id"] == self.task_id)
 
     def milestone_count(self) -> int:
+        """The checklist's count, as ATP reads it: an alternatives item once, a group's members each."""
         return sum(len(m["unordered"]) if "unordered" in m else 1 for m in self.task.get("milestones", []))
 
     def summary(self) -> str:
@@ -82,6 +83,11 @@ def _dump_task(task: Task) -> dict[str, Any]:
     data = task.model_dump(mode="json", by_alias=True, exclude_none=True, exclude_defaults=True)
     if task.reference:
         data["reference"] = [step_to_data(s) for s in task.reference]
+    refs = {(a.id, p.id): [step_to_data(s) for s in p.reference] for a in task.alternatives() for p in a.any_of}
+    for item in data.get("milestones", []):  # an alternative path's own reference, in file form too
+        for path in item.get("any_of", []):
+            if refs.get((item["id"], path["id"])):
+                path["reference"] = refs[(item["id"], path["id"])]
     return data
 
 
@@ -176,13 +182,14 @@ def task_from_episode(path: Path | str, *, task_id: str | None = None) -> Baseli
     sim = scenario is not None and scenario.device == "sim"
     marked: Marked = mark_milestones(reader, base, written, values, sim=sim)
     task = _dump_task(base)
+    old_reference = task.get("reference", [])
     task["id"] = new_id
     task["reference"] = written.reference
     task["golden_steps"] = golden
     task.pop("max_steps", None)
     task.pop("milestones", None)
     if marked.milestones:
-        task["milestones"] = marked.milestones
+        task["milestones"] = rehome_references(marked.milestones, marked.taken, old_reference)
     marks = [{"label": label, "step": s.index + 1} for s in reader.steps for label in s.annotations]
     meta = dict(task.get("meta") or {})
     meta["baseline"] = {
@@ -225,18 +232,18 @@ def _steps_from_sim(model: Scenario, task: dict[str, Any], ids: list[str], notes
 
     steps = replay_on_sim(model, task["id"])
     marked = {m["label"]: m["step"] for m in task["meta"]["baseline"].get("marks", [])}
-    for item in task.get("milestones", []):
-        for m in item.get("unordered", [item]):
-            if m["id"] in ids:
-                if m["id"] in steps:
-                    m["golden_step"] = steps[m["id"]]
-                    if marked.get(m["id"], steps[m["id"]]) != steps[m["id"]]:
-                        notes.append(f"mark {m['id']!r} at step {marked[m['id']]}: its check first holds at step "
-                                     f"{steps[m['id']]}, which is its golden step")
-                else:
-                    m.pop("golden_step", None)
-                    notes.append(f"milestone {m['id']!r}: marked reached by a person, but its check never "
-                                 "holds along the path")
+    for m in each_milestone(task.get("milestones", [])):  # mutated in place: `each_milestone` keeps the dicts
+        if m["id"] not in ids:
+            continue
+        if m["id"] in steps:
+            m["golden_step"] = steps[m["id"]]
+            if marked.get(m["id"], steps[m["id"]]) != steps[m["id"]]:
+                notes.append(f"mark {m['id']!r} at step {marked[m['id']]}: its check first holds at step "
+                             f"{steps[m['id']]}, which is its golden step")
+        else:
+            m.pop("golden_step", None)
+            notes.append(f"milestone {m['id']!r}: marked reached by a person, but its check never "
+                         "holds along the path")
 
 
 def verify_baseline(b: Baseline) -> list[TaskVerdict] | None:

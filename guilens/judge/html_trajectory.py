@@ -90,6 +90,8 @@ def step_card(eid: str, step: Step, img: ScreenImages | None, milestones: dict[i
     for g in step.gaps:
         lines.append(f'<div class="err">device gap {g.seconds:.1f} s{" during " + esc(g.during) if g.during else ""}:'
                      f" {esc(g.message)} ({esc(g.outcome)})</div>")
+    for anomaly in step.anomalies:
+        lines.append(f'<div class="err">anomaly: {esc(anomaly.describe())}</div>')
     for note in step.annotations:
         lines.append(f'<div class="note">note: {esc(note)}</div>')
     u = step.usage

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from statistics import fmean
 
-from guilens.judge.records import EpisodeRecord, Metric, first_attempts, mean_metric
+from guilens.judge.records import EpisodeRecord, Metric, MilestoneRecord, first_attempts, mean_metric
 
 CAS_ETA = 0.5
 """ScenDroid's clarification penalty: CAS_i = s_i / (1 + eta * c_i)."""
@@ -25,17 +25,33 @@ def _known_milestones(r: EpisodeRecord) -> bool:
     return bool(r.milestones) and all(m.reached is not None for m in r.milestones)
 
 
+def _paths(r: EpisodeRecord) -> dict[str, dict[str, list[MilestoneRecord]]]:
+    """Alternatives node -> path -> its milestones, in order."""
+    out: dict[str, dict[str, list[MilestoneRecord]]] = {}
+    for m in r.milestones:
+        if m.alternative is not None:
+            out.setdefault(m.alternative, {}).setdefault(m.path or "", []).append(m)
+    return out
+
+
+def attempt_progress(r: EpisodeRecord) -> float:
+    """One attempt's ATP term: reached / total milestones, where an alternatives node is one
+    milestone, reached when every milestone of any one of its paths is (AndroidLens' checklist)."""
+    plain = [bool(m.reached) for m in r.milestones if m.alternative is None]
+    nodes = [any(all(m.reached for m in ms) for ms in paths.values()) for paths in _paths(r).values()]
+    units = plain + nodes
+    return sum(units) / len(units)
+
+
 def task_progress(records: Iterable[EpisodeRecord]) -> Metric:
     """ATP: the average, over first attempts of tasks with milestones, of reached / total milestones."""
     eps = [r for r in first_attempts(records) if _known_milestones(r)]
-    values = [sum(1 for m in r.milestones if m.reached) / len(r.milestones) for r in eps]
-    return mean_metric(values, "tasks with milestones", "no task with judged milestones")
+    return mean_metric([attempt_progress(r) for r in eps], "tasks with milestones", "no task with judged milestones")
 
 
 def progress_distribution(records: Iterable[EpisodeRecord]) -> list[float]:
     """Each first attempt's progress (for the ATP histogram)."""
-    return [sum(1 for m in r.milestones if m.reached) / len(r.milestones)
-            for r in first_attempts(records) if _known_milestones(r)]
+    return [attempt_progress(r) for r in first_attempts(records) if _known_milestones(r)]
 
 
 def milestone_step_ratio(records: Iterable[EpisodeRecord]) -> Metric:
@@ -87,22 +103,50 @@ def user_turns(records: Iterable[EpisodeRecord]) -> Metric:
 
 def _completed_with_dependencies(r: EpisodeRecord) -> set[str]:
     """Reached milestones whose dependencies are all completed too (PSPA's rule 3:
-    a sub-task whose dependency is not completed is not completed either)."""
+    a sub-task whose dependency is not completed is not completed either). A dependency on an
+    alternatives node is completed when one of its paths is (rule 2)."""
     reached = {m.id for m in r.milestones if m.reached}
     deps = {m.id: m.depends_on for m in r.milestones}
+    nodes = {a: [[m.id for m in ms] for ms in paths.values()] for a, paths in _paths(r).items()}
     done: dict[str, bool] = {}
 
     def ok(mid: str, seen: frozenset[str]) -> bool:
         if mid in done:
             return done[mid]
-        if mid not in reached or mid in seen:
-            done[mid] = False
-            return False
-        result = all(ok(d, seen | {mid}) for d in deps.get(mid, ()) if d in deps)
+        if mid in nodes and mid not in seen:
+            result = any(all(ok(p, seen | {mid}) for p in path) for path in nodes[mid])
+        elif mid not in reached or mid in seen:
+            result = False
+        else:
+            result = all(ok(d, seen | {mid}) for d in deps.get(mid, ()) if d in deps or d in nodes)
         done[mid] = result
         return result
 
     return {m.id for m in r.milestones if ok(m.id, frozenset())}
+
+
+def selected_path(r: EpisodeRecord, done: set[str] | None = None) -> list[MilestoneRecord]:
+    """PSPA's P*: the milestones of the source-to-sink path with the most completed ones.
+
+    Alternatives nodes are independent, so P* takes, for each, the path with the most completed
+    milestones; ties go to more completed flexible ones, then the shorter path, then the path whose
+    first completed milestone came earliest (PSPA Alg. 1, stage 3), then the first listed.
+    """
+    done = _completed_with_dependencies(r) if done is None else done
+    chosen: dict[str, list[MilestoneRecord]] = {}
+    for node, paths in _paths(r).items():
+        def rank(ms: list[MilestoneRecord]) -> tuple[int, int, int, int]:
+            hits = [m for m in ms if m.id in done]
+            first = min((m.agent_steps for m in hits if m.agent_steps is not None), default=1 << 30)
+            return (-len(hits), -sum(1 for m in hits if m.flexible), len(ms), first)
+        chosen[node] = min(paths.values(), key=rank)  # min keeps the first listed at a full tie
+    out: list[MilestoneRecord] = []
+    for m in r.milestones:
+        if m.alternative is None:
+            out.append(m)
+        elif chosen[m.alternative] and chosen[m.alternative][0].id == m.id:
+            out += chosen[m.alternative]
+    return out
 
 
 def _pspa_ratio(records: Iterable[EpisodeRecord], flexible_only: bool) -> Metric:
@@ -110,17 +154,26 @@ def _pspa_ratio(records: Iterable[EpisodeRecord], flexible_only: bool) -> Metric
     for r in first_attempts(records):
         if not _known_milestones(r):
             continue
-        pool = [m for m in r.milestones if m.flexible or not flexible_only]
+        done = _completed_with_dependencies(r)
+        pool = [m for m in selected_path(r, done) if m.flexible or not flexible_only]
         if not pool:
             continue
-        done = _completed_with_dependencies(r)
         values.append(sum(1 for m in pool if m.id in done) / len(pool))
     kind = "flexible milestones" if flexible_only else "milestones"
     return mean_metric(values, f"tasks with {kind}", f"no task with judged {kind}")
 
 
+def attempt_process_ratio(r: EpisodeRecord) -> float:
+    """One attempt's APR term: completed / total milestones of P* (`selected_path`), dependencies
+    enforced. Where ATP counts an alternatives node once, APR counts the milestones of its best path."""
+    done = _completed_with_dependencies(r)
+    pool = selected_path(r, done)
+    return sum(1 for m in pool if m.id in done) / len(pool) if pool else 1.0
+
+
 def process_ratio(records: Iterable[EpisodeRecord]) -> Metric:
-    """APR: completed / total milestones per task (dependencies enforced), averaged over tasks."""
+    """APR: completed / total milestones of the selected path P* per task (dependencies and
+    alternatives as PSPA-Bench's task graphs have them), averaged over tasks."""
     return _pspa_ratio(records, flexible_only=False)
 
 

@@ -74,14 +74,18 @@ def milestone_stage(ev: Evidence, client: JudgeModel, known: dict[str, Milestone
                     segment: int = SEGMENT, max_side: int = MAX_SIDE, retries: int = 2) -> tuple[StageResult,
                                                                                                 list[MilestoneState]]:
     from guilens.llm import image_block
-    from guilens.scenarios.model import MilestoneGroup, fill_text
+    from guilens.scenarios.model import MilestoneAlternatives, MilestoneGroup, fill_text
 
     started = time.perf_counter()
     prompt = load_prompt("milestone")
     tally = Tally()
     assert ev.task is not None
     values = {**ev.task.user.values, **ev.values}
-    items = [(list(it.unordered), True) if isinstance(it, MilestoneGroup) else ([it], False)
+    # An alternatives node is asked as one unordered group of all its paths' milestones; it blocks
+    # what follows only when no path is complete.
+    items = [(list(it.unordered), True, None) if isinstance(it, MilestoneGroup)
+             else ([m for p in it.any_of for m in p.milestones], True, it) if isinstance(it, MilestoneAlternatives)
+             else ([it], False, None)
              for it in ev.task.milestones]
     states: dict[str, MilestoneState] = {}
     looked: set[int] = set()
@@ -91,7 +95,7 @@ def milestone_stage(ev: Evidence, client: JudgeModel, known: dict[str, Milestone
     blocked_by: str | None = None
     malformed = False
 
-    for group, unordered in items:
+    for group, unordered, alt in items:
         pending = []
         for m in group:
             k = known.get(m.id)
@@ -159,6 +163,9 @@ def milestone_stage(ev: Evidence, client: JudgeModel, known: dict[str, Milestone
                                           by="milestones")
         # Everything after an item with a member never reached is ordered after it: not reached either.
         missed = [m.id for m in group if states.get(m.id) is not None and states[m.id].reached is False]
+        if alt is not None:
+            missed = [] if any(all(states.get(m.id) is not None and states[m.id].reached for m in p.milestones)
+                               for p in alt.any_of) else [alt.id]
         if missed:
             blocked_by = missed[0]
 
@@ -197,13 +204,17 @@ def _decision(ev: Evidence, states: list[MilestoneState]) -> Decision | None:
     """AndroidLens: a task succeeds when all its milestones are complete. When the task's success
     rule asks for more than milestones (a final check, an answer), milestones alone can only fail it."""
     assert ev.task is not None
+    from guilens.scenarios.milestones import checklist, sub_task_reached
+
     rule = ev.task.success
-    wanted = ([s.id for s in states] if rule.milestones == "all" else [] if rule.milestones == "none"
+    by_id = {s.id: s.reached for s in states}
+    subs = {sub.id: sub_task_reached(sub, lambda m: by_id.get(m)) for sub in checklist(ev.task)}
+    wanted = (list(subs) if rule.milestones == "all" else [] if rule.milestones == "none"
               else list(rule.milestones))
-    by_id = {s.id: s for s in states}
-    if any(by_id[m].reached is False for m in wanted if m in by_id):
+    got = {**by_id, **subs}
+    if any(got[m] is False for m in wanted if m in got):
         return "failure"
     more = rule.check is not None or ev.task.answer is not None or not wanted
-    if more or any(by_id[m].reached is None for m in wanted if m in by_id):
+    if more or any(got[m] is None for m in wanted if m in got):
         return None
     return "success"

@@ -26,6 +26,10 @@ class MilestoneRecord:
     """Reference steps to reach it (MSR's denominator)."""
     flexible: bool = False
     depends_on: tuple[str, ...] = ()
+    alternative: str | None = None
+    """The alternatives node (PSPA's "choose one path" sub-task) whose path this milestone lies on."""
+    path: str | None = None
+    """Which path of that node."""
 
 
 @dataclass(frozen=True)

@@ -62,7 +62,13 @@ class RunReport:
         return int(k) if isinstance(k, int) and k > 0 else max(1, max_attempt(self.records))
 
     def metrics(self) -> dict[str, Any]:
-        return compute(self.records, k=self.k)
+        from guilens.judge.report_days import by_day
+
+        m = compute(self.records, k=self.k)
+        days = by_day(self.records)
+        if days:  # a sequence: its days, as a week's user reads it
+            m["by_day"] = days
+        return m
 
     def failure_modes(self) -> dict[str, Any]:
         """Failed attempts by MemGUI-Bench failure mode, overall and by task property."""
@@ -100,13 +106,21 @@ def _milestone_records(task: Any, reader: EpisodeReader, verdict: Verdict | None
     if task is None:
         return ()
     spec = {m.id: m for m in task.all_milestones()}
+    # a path's milestones carry their node and path, and wait for what the node waits for
+    where = {m.id: (a, p.id) for a in task.alternatives() for p in a.any_of for m in p.milestones}
+
+    def graph(mid: str) -> dict[str, Any]:
+        a, path = where.get(mid, (None, None))
+        deps = tuple(spec[mid].depends_on) + (tuple(a.depends_on) if a is not None else ())
+        return {"depends_on": deps, "alternative": a.id if a is not None else None, "path": path}
+
     if verdict is not None and verdict.milestones:
         states = {s.id: s for s in verdict.milestones}
         return tuple(
             MilestoneRecord(id=m.id, reached=states[m.id].reached if m.id in states else None,
                             agent_steps=_steps_taken(states[m.id].step if m.id in states else None),
                             golden_step=m.golden_step,
-                            flexible=m.kind == "flexible", depends_on=tuple(m.depends_on))
+                            flexible=m.kind == "flexible", **graph(m.id))
             for m in spec.values()
         )
     ep = reader.episode
@@ -122,7 +136,7 @@ def _milestone_records(task: Any, reader: EpisodeReader, verdict: Verdict | None
             reached = None
         out.append(MilestoneRecord(id=m.id, reached=reached, agent_steps=_steps_taken(live.get(m.id)),
                                    golden_step=m.golden_step,
-                                   flexible=m.kind == "flexible", depends_on=tuple(m.depends_on)))
+                                   flexible=m.kind == "flexible", **graph(m.id)))
     return tuple(out)
 
 
@@ -139,10 +153,11 @@ def _irr_of(verdict: Verdict | None, status: str) -> tuple[float | None, str | N
 
 def episode_row(directory: Path) -> EpisodeRow:
     from guilens.judge.inputs import resolve_task
+    from guilens.judge.report_days import DAY_KEY, episode_day
 
     reader = EpisodeReader(directory)
     ep = reader.episode
-    _, task, _, _ = resolve_task(reader)
+    scenario, task, _, _ = resolve_task(reader)
     verdict = _read_verdict(reader)
     if verdict is not None and verdict.decision != "undecided":
         success: bool | None = verdict.decision == "success"
@@ -184,6 +199,9 @@ def episode_row(directory: Path) -> EpisodeRow:
         failure_mode=verdict.failure_mode if verdict is not None else None,
         memory_kind=task.memory if task is not None else "none",
     )
+    day = episode_day(scenario, task, reader.steps[0].clock if reader.steps and ep.sequence_index is not None else None)
+    if day is not None:
+        record.extra[DAY_KEY] = day
     screens = [s.screen for s in reader.steps if s.screen]
     return EpisodeRow(record=record, dir=Path(directory), outcome_source=source, verdict=verdict,
                       instruction=ep.instruction, agent=ep.agent, screens=screens, final_screen=ep.final_screen,

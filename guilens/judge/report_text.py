@@ -147,6 +147,10 @@ def print_report(report: RunReport, console: Any = None) -> None:
             g.add_row(name, str(row["tasks"]), _pct(row["sr"]), _pct(row[f"pass@{k}"]))
         console.print(g)
 
+    from guilens.judge.report_days import print_days
+
+    print_days(m.get("by_day", {}), console)
+
     e = Table(title="Episodes")
     one_scenario = len({r.record.scenario for r in report.rows}) <= 1
     times = time_columns(report.records)

@@ -176,6 +176,8 @@ def _replay(ev: Evidence) -> tuple[StageResult, list[MilestoneState]]:
              "check": (tracker.last[s.id].reason if s.id in tracker.last else "")}
             for s in states
         ],
+        **({"alternatives": {a.id: tracker.chosen.get(a.id) for a in ev.task.alternatives()}}
+           if ev.task.alternatives() else {}),
         "screens_with_ui": sum(1 for c in contexts if c.ui is not None),
         "screens_with_state": sum(1 for c in contexts if c.state is not None),
         "final_state": state is not None,

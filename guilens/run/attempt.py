@@ -56,6 +56,7 @@ from guilens.device.base import DeviceDisconnected, DeviceError, DeviceLost, Obs
 from guilens.episode import Episode, Memory, MilestoneHit, Recorder, Step, StepTimings, Timings, now
 from guilens.episode_model import DeviceGap
 from guilens.llm.errors import LLMError
+from guilens.run.anomaly_log import AnomalyNotes, apply_injections, arm_anomalies
 from guilens.run.closing import close_attempt
 from guilens.run.modes import RunModes, agent_context
 from guilens.run.person import PersonMixin
@@ -152,6 +153,8 @@ class AttemptRunner(PersonMixin):
         """What the phone shows now: the screen the next step sees, or the final screen."""
         self._announced = -1
         """The last step index reported to `on_step_started` (a step handed back while paused starts once)."""
+        self.anomalies = AnomalyNotes()
+        """What each step records of anomalies (`guilens.run.anomaly_log`)."""
 
     # -- timed device calls ---------------------------------------------------------------------
     def _device_call(self, fn: Any, *args: Any, unsure: str | None = None) -> Any:
@@ -229,6 +232,7 @@ class AttemptRunner(PersonMixin):
         status, error = "error", None
         try:
             self.agent.reset(agent_context(self, list(self._device_call(self.device.list_apps))))
+            arm_anomalies(self)  # a run's --anomalies: the device draws them itself
             self.current = self._device_call(self.device.observe)
             self._seen(self.current)
             self._show(0, self.current)  # before the first gate: a run started paused shows its phone
@@ -260,8 +264,10 @@ class AttemptRunner(PersonMixin):
         while True:
             if index >= self.spec.budget:
                 return "timeout"
-            if self._gate() and getattr(self.device, "name", "") != "sim":
-                self.current = self._device_call(self.device.observe)  # a real phone moved on meanwhile
+            held = self._gate()
+            if apply_injections(self) or (held and getattr(self.device, "name", "") != "sim"):
+                # an anomaly asked for is on the phone now, or a real phone moved on meanwhile
+                self.current = self._device_call(self.device.observe)
                 self._seen(self.current)
                 self._show(index, self.current)
             terminal = self._step(index, fb, start_hits if index == 0 else [])
@@ -316,6 +322,7 @@ class AttemptRunner(PersonMixin):
             if after is not obs:
                 self._seen(after)
             hits = start_hits + [m.id for m in self.tracker.update(self._context(after), index)]
+            step.anomalies = self.anomalies.note(obs, after)
         except DeviceLost as err:  # the phone is not coming back: keep what this step did and why it stopped
             self._record_lost(step, obs, err, spent)
             raise

@@ -1,5 +1,8 @@
 """ScenDroid's run modes as an attempt applies them (`RunModes`), and the context pack of a day.
 
+(`RunModes` also carries AndroidLens's `--anomalies RATE`, which the attempt only hands to the
+device: `guilens.run.anomaly_log`.)
+
 Three run settings (`guilens.config.Settings`, `--ask`, `--max-questions`, `--context`):
 - Active or Passive (ScenDroid 4.3, Table 7): with `ask` off, `ask_user` is not offered to the
   agent and one it emits anyway is refused as an invalid action, recorded on the step, never
@@ -41,10 +44,14 @@ class RunModes:
     ask: bool = True
     max_questions: int | None = None
     context: str = "episodic"
+    anomalies: float = 0.0
+    """AndroidLens's anomalies on demand (`--anomalies RATE`): armed on the device as each attempt
+    starts (`guilens.run.anomaly_log.arm_anomalies`), never looked at by the step loop."""
 
     @classmethod
     def of_settings(cls, settings: Settings) -> RunModes:
-        return cls(ask=settings.ask == "on", max_questions=settings.max_questions, context=settings.context)
+        return cls(ask=settings.ask == "on", max_questions=settings.max_questions, context=settings.context,
+                   anomalies=settings.anomalies)
 
     @classmethod
     def of_record(cls, data: dict[str, Any]) -> RunModes:
@@ -52,11 +59,13 @@ class RunModes:
         budget = data.get("max_questions")
         return cls(ask=data.get("ask", "on") != "off",
                    max_questions=budget if isinstance(budget, int) and budget >= 0 else None,
-                   context=str(data.get("context") or "episodic"))
+                   context=str(data.get("context") or "episodic"),
+                   anomalies=rate if isinstance(rate := data.get("anomalies"), int | float) else 0.0)
 
     def record(self) -> dict[str, Any]:
         """How run.json states the modes (`ask`, `max_questions`, `context`)."""
-        return {"ask": "on" if self.ask else "off", "max_questions": self.max_questions, "context": self.context}
+        return {"ask": "on" if self.ask else "off", "max_questions": self.max_questions, "context": self.context,
+                "anomalies": self.anomalies}
 
     def questions_left(self, asked: int) -> int | None:
         """Questions still allowed after `asked` (None: no budget; 0 when asking is off)."""
@@ -76,7 +85,8 @@ class RunModes:
         """The modes for a start line: empty for the defaults, else `ask off · max-questions 2 · context augmented`."""
         parts = ([] if self.ask else ["ask off"]) + (
             [] if self.max_questions is None else [f"max-questions {self.max_questions}"]) + (
-            [] if self.context == "episodic" else [f"context {self.context}"])
+            [] if self.context == "episodic" else [f"context {self.context}"]) + (
+            [f"anomalies {self.anomalies:g}"] if self.anomalies else [])
         return " · ".join(parts)
 
 

@@ -7,6 +7,7 @@ comes before a run directory exists or a phone is touched.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -69,8 +70,13 @@ class RunPlan:
 
     # -- what the runner asks of a plan -------------------------------------------------------
     def budget(self, task: Task) -> int:
-        """`--max-steps`, else the task's budget (its `max_steps`, else floor(1.4 x golden + 1))."""
-        return self.max_steps if self.max_steps is not None else task.budget
+        """`--max-steps`, else the task's budget (its `max_steps`, else floor(1.4 x golden + 1)), grown
+        under `--anomalies RATE` by 3 x RATE for the steps recovering takes (closing a pop-up is one
+        step; after a crash the app's screens are walked again)."""
+        if self.max_steps is not None:
+            return self.max_steps
+        rate = self.settings.anomalies
+        return task.budget + math.ceil(task.budget * 3 * rate) if rate > 0 else task.budget
 
     def make_agent(self, *, channel: QuestionChannel, control: RunControl) -> Any:
         if callable(self.agent) and not isinstance(self.agent, str):
@@ -139,6 +145,28 @@ def _resolve_target(target: str) -> tuple[Scenario, Task | None]:
         raise PlanError(f"{target}: {len(problems)} problems:\n" + "\n".join(f"  {p}" for p in problems)) from None
 
 
+def _instantiate(scenario: Scenario, one: Task | None, variants: int | None,
+                 seed: int | None) -> tuple[Scenario, list[Task]]:
+    """The scenario with its task templates drawn (`guilens.scenarios.params`: `--variants N`
+    variants each by `--seed`, one at seed 0 by default) and the tasks to run: those of the
+    target, a template's variants standing for it. The plan carries the drawn scenario, so the
+    run's `scenario.json` holds every variant's filled task for the judge to read back."""
+    from guilens.scenarios.params import ParamError, has_templates, instantiate, tasks_of
+
+    if not has_templates(scenario):
+        if variants is not None:
+            raise PlanError(f"--variants {variants}: {scenario.id!r} has no task templates (tasks with params:); "
+                            "its tasks have fixed values and run once")
+        return scenario, [one] if one is not None else list(scenario.tasks)
+    try:
+        drawn = instantiate(scenario, variants or 1, seed or 0)
+    except ParamError as err:
+        raise PlanError(str(err)) from None
+    if one is None:
+        return drawn, list(drawn.tasks)
+    return drawn, tasks_of(drawn, one.id) or [one]
+
+
 def plan_run(
     target: str,
     *,
@@ -187,7 +215,7 @@ def plan_run(
         raise PlanError("--agent is empty: choose oracle, claude, openai, human, random or package.module:Class")
 
     scenario, one = _resolve_target(target)
-    tasks = [one] if one is not None else list(scenario.tasks)
+    scenario, tasks = _instantiate(scenario, one, settings.variants, seed)
     missing = [t.id for t in tasks if level not in t.levels]
     if missing:
         have = "/".join(scenario.task(missing[0]).levels)
@@ -196,6 +224,10 @@ def plan_run(
             + (f"; {len(missing) - 1} more tasks lack it too" if len(missing) > 1 else "")
         )
     real = [d for d in specs if not (isinstance(d, str) and d.strip() == "sim") and not _is_sim(d)]
+    if settings.anomalies > 0 and real:
+        shown = real[0] if isinstance(real[0], str) else getattr(real[0], "name", "that device")
+        raise PlanError(f"--anomalies {settings.anomalies:g}: guilens draws anomalies on the simulated phone only; "
+                        f"it cannot draw over a real app on {shown} (use --device sim)")
     if scenario.device == "sim" and real:
         shown = real[0] if isinstance(real[0], str) else getattr(real[0], "name", "that device")
         raise PlanError(
@@ -263,7 +295,7 @@ RUN_OPTIONS = {"agent_format": "--format", "agent_memory": "--memory", "agent_ba
                "max_pixels": "--max-pixels", "history_images": "--history-images", "screen_info": "--screen-info",
                "user_model": "--user-model", "user_base_url": "--user-base-url",
                "disconnect_wait_s": "--disconnect-wait", "ask": "--ask", "max_questions": "--max-questions",
-               "context": "--context"}
+               "context": "--context", "anomalies": "--anomalies", "variants": "--variants"}
 """The settings `guilens run` takes as options, and how each is spelled there."""
 
 

@@ -98,6 +98,7 @@ class RunRecord:
             "all_attempts": plan.all_attempts,
             "max_steps": plan.max_steps,
             "seed": plan.seed,
+            **_variants_record(plan),
             **RunModes.of_settings(plan.settings).record(),
             "scenario_copy": SCENARIO_COPY,
             "status": "running",
@@ -153,6 +154,14 @@ class RunRecord:
                 self.data["model"] = model
             self.data["pid"] = None
         self._save()
+
+
+def _variants_record(plan: RunPlan) -> dict[str, Any]:
+    """`variants` in run.json: how the run drew its task templates (`guilens.scenarios.params`)."""
+    drawn = sorted({str(t.meta["template"]) for t in plan.tasks if "template" in t.meta})
+    if not drawn:
+        return {}
+    return {"variants": {"count": plan.settings.variants or 1, "seed": plan.seed or 0, "templates": drawn}}
 
 
 class RunFiles:

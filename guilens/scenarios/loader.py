@@ -295,5 +295,27 @@ def find_task(spec: str) -> tuple[Scenario, Task | None]:
         try:
             return scenario, scenario.task(tail)
         except KeyError as err:
+            found = _variant(scenario, tail)
+            if found is not None:
+                return found
             raise ScenarioError([str(err.args[0])]) from None
     return find_scenario(spec), None
+
+
+def _variant(scenario: Scenario, tid: str) -> tuple[Scenario, Task] | None:
+    """A template's variant named by its id (`two-prices-note~s7.3`, `guilens.scenarios.params`): the
+    scenario with that variant (and its mirror's, for verify) in place of the templates, and the variant."""
+    from guilens.scenarios.params import ParamError, one_variant
+
+    try:
+        task = one_variant(scenario, tid)
+    except ParamError as err:
+        raise ScenarioError([str(err)]) from None
+    if task is None:
+        return None
+    keep = [task]
+    if task.mirror_of and task.mirror_of != tid:  # a mirror variant too, so verify can play it against this one
+        mirror = one_variant(scenario, task.mirror_of)
+        keep += [mirror] if mirror is not None else []
+    fixed = [t for t in scenario.tasks if not t.params]
+    return scenario.model_copy(update={"tasks": [*keep, *fixed]}), task

@@ -8,7 +8,10 @@ ambiguity levels, what the simulated user knows, the device setup, milestones
 (ordered, or unordered groups; fixed or flexible; each with a rule check and a
 text for the LLM judge), a success rule, a reference solution and, for a memory
 task, the information units its output must hold (IRR; `information:`, else
-derived from its checks by `guilens.scenarios.information`).
+derived from its checks by `guilens.scenarios.information`). A milestone item may offer
+alternative paths (`any_of`, PSPA-Bench's task graphs), a sequence's task may sit on a later
+`day` of a week, and a task may be a template with typed `params` drawn by seed
+(`guilens.scenarios.params`).
 
 A small example:
 
@@ -40,13 +43,13 @@ and reports every problem by file, task and field.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterator
-from datetime import date, datetime, time
+from datetime import date, datetime, time, timedelta
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from guilens.scenarios.params_spec import ParamSpec
 from guilens.scenarios.spec_checks import (
     AllCheck,
     AnswerCheck,
@@ -59,14 +62,18 @@ from guilens.scenarios.spec_checks import (
     ScreenTextCheck,
     StateCheck,
 )
+from guilens.scenarios.spec_instructions import Instructions, MemoryKind, budget_for
 from guilens.scenarios.spec_milestones import (
     ID_MAX,
     ID_PATTERN,
     KeyElement,
     Milestone,
+    MilestoneAlternatives,
     MilestoneGroup,
     MilestoneItem,
+    MilestonePath,
     SuccessRule,
+    flatten_steps,
 )
 from guilens.scenarios.spec_reference import LEVELS, Level, RefStep, count_steps, normalize_steps
 from guilens.scenarios.spec_values import InformationItem, InformationPlace, ValueSource
@@ -94,7 +101,9 @@ __all__ = [
     "KeyElement",
     "Level",
     "Milestone",
+    "MilestoneAlternatives",
     "MilestoneGroup",
+    "MilestonePath",
     "Preference",
     "RefStep",
     "Scenario",
@@ -109,40 +118,16 @@ __all__ = [
     "register_schemas",
 ]
 
-MemoryKind = Literal["none", "cross-temporal", "cross-app"]
-
-
-def budget_for(golden_steps: int) -> int:
-    """MemGUI-Bench's step budget: floor(1.4 x golden + 1)."""
-    return math.floor(golden_steps * 1.4 + 1)
-
-
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-class Instructions(_Strict):
-    """The task at three ambiguity levels (ScenDroid): L0 precise (the oracle intent),
-    L1 with a parameter left out, L2 an indirect intent. L1 and L2 must be resolvable
-    by asking the user; tasks imported from real-device benchmarks may have L0 only."""
-
-    L0: str = Field(min_length=1)
-    L1: str | None = Field(default=None, min_length=1)
-    L2: str | None = Field(default=None, min_length=1)
-
-    @property
-    def levels(self) -> list[Level]:
-        return [lv for lv in LEVELS if getattr(self, lv)]
-
-    def at(self, level: str) -> str:
-        text = getattr(self, level, None) if level in LEVELS else None
-        if not text:
-            raise KeyError(f"no {level} instruction (this task has {', '.join(self.levels)})")
-        return text
+TASK_ID_PATTERN = ID_PATTERN[:-1] + r"(~s-?\d+\.\d+)?$"
+"""A task id, or a template's variant id (`two-prices-note~s7.3`, `guilens.scenarios.params`)."""
 
 
 class Task(_Strict):
-    id: str = Field(pattern=ID_PATTERN, max_length=ID_MAX)
+    id: str = Field(pattern=TASK_ID_PATTERN, max_length=ID_MAX)
     title: str = ""
     apps: list[str] = Field(min_length=1)
     instruction: Instructions
@@ -169,6 +154,8 @@ class Task(_Strict):
     reference: list[RefStep] = Field(default_factory=list)
     clock: str | None = Field(default=None, pattern=r"^(\d{4}-\d{2}-\d{2}[ T])?\d{1,2}:\d{2}$")
     """Sequences: when the task starts (`08:10`, or `2025-01-20 08:30` on another day)."""
+    day: int | date | None = None
+    """Sequences over several days: the task's day, a date or a day index from `start` (0 is `start`)."""
     location: str = ""
     narration: str = ""
     depends_on: list[str] = Field(default_factory=list)
@@ -179,11 +166,14 @@ class Task(_Strict):
     reset: list[str] = Field(default_factory=list)
     """Shell commands that reset a real device before the task (adb)."""
     meta: dict[str, Any] = Field(default_factory=dict)
+    params: dict[str, ParamSpec] = Field(default_factory=dict)
+    """A template's typed parameters, drawn from the sim's data by seed (`guilens.scenarios.params`):
+    `guilens run PACK --variants N --seed S` runs N variants of it."""
 
     @field_validator("reference", mode="before")
     @classmethod
     def _bare_steps(cls, v: Any) -> Any:
-        return normalize_steps(v)
+        return normalize_steps(flatten_steps(v))
 
     @field_validator("information")
     @classmethod
@@ -205,12 +195,24 @@ class Task(_Strict):
             used = set(TEMPLATE.findall(str(m.check.model_dump()))) if m.check is not None else set()
             return m.model_copy(update={"kind": "flexible" if used & slots else "fixed"})
 
-        items: list[Milestone | MilestoneGroup] = [
-            it.model_copy(update={"unordered": [decided(m) for m in it.unordered]})
-            if isinstance(it, MilestoneGroup) else decided(it)
-            for it in self.milestones
-        ]
-        object.__setattr__(self, "milestones", items)
+        def decided_item(it: Milestone | MilestoneGroup | MilestoneAlternatives) -> Any:
+            if isinstance(it, MilestoneGroup):
+                return it.model_copy(update={"unordered": [decided(m) for m in it.unordered]})
+            if isinstance(it, MilestoneAlternatives):  # a step on one of several valid paths is flexible (PSPA)
+                return it.model_copy(update={"any_of": [p.model_copy(update={"milestones": [
+                    m if m.kind is not None else m.model_copy(update={"kind": "flexible"}) for m in p.milestones]})
+                    for p in it.any_of]})
+            return decided(it)
+
+        object.__setattr__(self, "milestones", [decided_item(it) for it in self.milestones])
+        return self
+
+    @model_validator(mode="after")
+    def _one_day(self) -> Task:
+        if self.day is not None and self.clock is not None and len(self.clock) > 5:
+            raise ValueError("give the day once: either `day` or a date in `clock`, not both")
+        if isinstance(self.day, int) and self.day < 0:
+            raise ValueError("day is a date or a day index from the sequence's start (0 or more)")
         return self
 
     @property
@@ -227,11 +229,21 @@ class Task(_Strict):
         return fill_text(self.instruction.at(level), values or {})
 
     def all_milestones(self) -> list[Milestone]:
-        """Every milestone in file order, groups flattened."""
+        """Every milestone in file order, groups and alternatives' paths flattened (an alternatives
+        node itself is no milestone: its paths' milestones decide it)."""
         out: list[Milestone] = []
         for item in self.milestones:
-            out += item.unordered if isinstance(item, MilestoneGroup) else [item]
+            if isinstance(item, MilestoneGroup):
+                out += item.unordered
+            elif isinstance(item, MilestoneAlternatives):
+                out += [m for p in item.any_of for m in p.milestones]
+            else:
+                out.append(item)
         return out
+
+    def alternatives(self) -> list[MilestoneAlternatives]:
+        """The task's sub-tasks with alternative paths (PSPA's "choose one path" nodes)."""
+        return [it for it in self.milestones if isinstance(it, MilestoneAlternatives)]
 
     def milestone(self, mid: str) -> Milestone:
         for m in self.all_milestones():
@@ -278,6 +290,9 @@ class Preference(_Strict):
     text: str = Field(min_length=1)
     stated_in: str
     """The task whose instruction states it."""
+    replaces: str | None = None
+    """An earlier preference this one changes (ScenDroid's persona changing mid-week): tasks after
+    `stated_in` follow this one, tasks before it the one it replaces."""
 
 
 class Scenario(_Strict):
@@ -316,6 +331,15 @@ class Scenario(_Strict):
                 raise ValueError("a sequence needs a start date (start: 2025-01-19)")
         return self
 
+    @model_validator(mode="after")
+    def _replaced_preferences(self) -> Scenario:
+        ids = [p.id for p in self.preferences]
+        for i, p in enumerate(self.preferences):
+            if p.replaces is not None and p.replaces not in ids[:i]:
+                raise ValueError(f"preference {p.id!r} replaces {p.replaces!r}, which is not a preference "
+                                 f"declared before it ({', '.join(ids[:i]) or 'none'})")
+        return self
+
     def task(self, tid: str) -> Task:
         for t in self.tasks:
             if t.id == tid:
@@ -349,8 +373,18 @@ class Scenario(_Strict):
         if len(task.clock) > 5:
             return datetime.fromisoformat(task.clock.replace(" ", "T"))
         hh, mm = task.clock.split(":")
-        day = self.start or date.today()
-        return datetime.combine(day, time(int(hh), int(mm)))
+        return datetime.combine(self.day_of(task), time(int(hh), int(mm)))
+
+    def day_of(self, task: Task) -> date:
+        """The day a task of a sequence is on: its `day` (a date, or an index from `start`), else `start`."""
+        start = self.start or date.today()
+        if isinstance(task.day, date):
+            return task.day
+        if isinstance(task.day, int):
+            return start + timedelta(days=task.day)
+        if task.clock is not None and len(task.clock) > 5:
+            return datetime.fromisoformat(task.clock.replace(" ", "T")).date()
+        return start
 
     def expected_values(self, upto: Task | None = None) -> dict[str, str]:
         """Values earlier tasks produce when done right (`outputs[...].expected`), before `upto`."""

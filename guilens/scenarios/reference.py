@@ -306,7 +306,7 @@ class ReferenceRun:
         return dict(self.tracker.reached)
 
     def summary(self) -> str:
-        reached = f"{self.tracker.done}/{self.tracker.total} milestones"
+        reached = f"{self.tracker.sub_tasks_done}/{self.tracker.sub_tasks_total} milestones"
         verdict = {True: "success", False: "failure", None: "undecided"}[self.success.ok]
         tail = f"; stopped: {self.error}" if self.error else ""
         return f"{len(self.steps)} steps, {reached}, {verdict} ({self.success.reason}){tail}"

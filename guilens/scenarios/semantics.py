@@ -12,7 +12,9 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from guilens.scenarios.errors import PathT
-from guilens.scenarios.model import TEMPLATE, MilestoneGroup, Scenario, Task
+from guilens.scenarios.model import TEMPLATE, MilestoneAlternatives, MilestoneGroup, Scenario, Task
+from guilens.scenarios.params import params_problems
+from guilens.scenarios.params_spec import names_of
 from guilens.scenarios.spec_checks import AppCheck, StateCheck, iter_checks
 from guilens.scenarios.spec_reference import AskStep, OpenStep, count_steps
 
@@ -21,7 +23,7 @@ SemProblem = tuple[PathT, str, bool]
 
 STATE_ROOT_KEYS = frozenset({
     "foreground", "clock", "screen", "route", "fields", "focus", "dialog", "toast", "step", "clipboard",
-    "apps", "anomalies",
+    "apps", "anomalies", "events",
 })
 """Top-level keys of the sim's state besides app ids (`guilens.device.sim.device.SimDevice.state`);
 `phone.KEY` reaches one whose name an app shares (`phone.clock`)."""
@@ -53,6 +55,10 @@ def _milestone_paths(task: Task, ti: int) -> Iterator[tuple[PathT, Any]]:
         if isinstance(item, MilestoneGroup):
             for k, m in enumerate(item.unordered):
                 yield ("tasks", ti, "milestones", j, "unordered", k), m
+        elif isinstance(item, MilestoneAlternatives):
+            for k, way in enumerate(item.any_of):
+                for n, m in enumerate(way.milestones):
+                    yield ("tasks", ti, "milestones", j, "any_of", k, "milestones", n), m
         else:
             yield ("tasks", ti, "milestones", j), item
 
@@ -79,6 +85,7 @@ def semantic_problems(s: Scenario) -> list[SemProblem]:
                         "folders would be one on a case-insensitive file system (macOS, Windows)", False))
     sim_apps, validate_setup = _sim_hooks() if s.device == "sim" else (None, None)
     out += _preference_problems(s, index)
+    out += params_problems(s)
     for i, t in enumerate(s.tasks):
         out += _task_problems(s, t, i, index, sim_apps)
     if validate_setup is not None:
@@ -188,9 +195,19 @@ def _milestone_problems(t: Task, base: PathT) -> list[SemProblem]:
     for j, item in enumerate(t.milestones):
         for m in item.unordered if isinstance(item, MilestoneGroup) else [item]:
             order.setdefault(m.id, j)
-    mids = [m.id for _, m in _milestone_paths(t, 0)]
+        if isinstance(item, MilestoneAlternatives):  # its paths' milestones stand where it does
+            for way in item.any_of:
+                for m in way.milestones:
+                    order.setdefault(m.id, j)
+    mids = [m.id for _, m in _milestone_paths(t, 0)] + [a.id for a in t.alternatives()]
     dups = _duplicates(mids)
-    seen: set[str] = set()
+    seen: set[str] = {a.id for a in t.alternatives()}
+    for j, item in enumerate(t.milestones):
+        if isinstance(item, MilestoneAlternatives):
+            for k, dep in enumerate(item.depends_on):
+                if dep not in order or order[dep] >= j:
+                    out.append(((*base, "milestones", j, "depends_on", k),
+                                f"{dep!r} is no milestone before {item.id!r} in this task", False))
     for path, m in _milestone_paths(t, base[1]):  # type: ignore[arg-type]
         if m.id in dups and m.id in seen:
             out.append(((*path, "id"), f"duplicate milestone id {m.id!r}", False))
@@ -244,18 +261,20 @@ def _cycle(graph: dict[str, list[str]]) -> list[str] | None:
 def _template_problems(s: Scenario, t: Task, i: int, base: PathT) -> list[SemProblem]:
     out: list[SemProblem] = []
     slots = set(s.user.slots) | set(t.user.slots)
+    params = names_of(t.params)
     earlier: set[str] = set()
     later: set[str] = set()
     for j, other in enumerate(s.tasks):
         (earlier if j < i else later if j > i else set()).update(other.outputs)
     for name in sorted(t.template_names()):
-        if name in slots or name in earlier:
+        if name in slots or name in earlier or name in params:
             continue
         hint = (
             "it is an output of a later task" if name in later
             else f"known: {', '.join(sorted(slots | earlier)) or 'none'}"
         )
-        out.append((base, f"{{{name}}} is neither a user slot nor an output of an earlier task ({hint})", True))
+        what = "a parameter, " if t.params else ""
+        out.append((base, f"{{{name}}} is neither {what}a user slot nor an output of an earlier task ({hint})", True))
     for j, step in enumerate(t.reference):
         if isinstance(step, AskStep) and step.spec.slot and step.spec.slot not in slots:
             out.append(((*base, "reference", j, "ask", "slot"), f"no user slot {step.spec.slot!r} ({', '.join(sorted(slots)) or 'none'})", False))

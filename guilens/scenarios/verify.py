@@ -6,7 +6,8 @@ For every task, on a fresh simulated phone:
 - at L1 and L2 the reference asks where the level leaves a slot out, the oracle
   user answers, and the task still succeeds;
 - doing nothing fails the checks, and so does playing the mirror task's reference;
-- a memory task's information items (IRR by rules) are all found after the reference.
+- a memory task's information items (IRR by rules) are all found after the reference;
+- every alternative path of its milestones is taken by a reference (`guilens.scenarios.verify_paths`).
 A sequence runs all day on one phone, clock set per task, values flowing on;
 each task's variants start from a snapshot of the day so far.
 """
@@ -20,6 +21,7 @@ from guilens.scenarios.checks import CheckContext, MilestoneTracker, extract_val
 from guilens.scenarios.model import Scenario, Task
 from guilens.scenarios.reference import ReferenceRun, oracle_user, run_reference
 from guilens.scenarios.spec_reference import AskStep
+from guilens.scenarios.verify_paths import verify_main_path, verify_own_paths
 
 if TYPE_CHECKING:
     from guilens.device.base import Device
@@ -109,7 +111,8 @@ def _mirror(s: Scenario, task: Task) -> Task | None:
     return next((t for t in s.tasks if t.mirror_of == task.id), None)
 
 
-def _verify_one(s: Scenario, task: Task, device: Device, values: dict[str, str], verdict: TaskVerdict) -> ReferenceRun:
+def _verify_one(s: Scenario, task: Task, device: Device, values: dict[str, str], verdict: TaskVerdict,
+                levels: tuple[str, ...] = ("L1", "L2")) -> ReferenceRun:
     """Variants first (each from a snapshot), the L0 run last so a sequence goes on from its result."""
     snap = device.snapshot()
     ok, detail = _nothing(task, device, values)
@@ -122,7 +125,7 @@ def _verify_one(s: Scenario, task: Task, device: Device, values: dict[str, str],
         verdict.add(f"mirror {mirror.id} fails", failed,
                     run.summary() if not failed else f"fails: {run.success.reason}")
     for level in ("L1", "L2"):
-        if level not in task.levels:
+        if level not in task.levels or level not in levels:
             continue
         device.restore(snap)
         run = run_reference(task, device, level, values=values, user=oracle_user(task))
@@ -136,8 +139,11 @@ def _verify_one(s: Scenario, task: Task, device: Device, values: dict[str, str],
                     f"the reference uses {', '.join(silent)} at {level}, but the instruction does not give it "
                     "and the reference never asks for it")
     device.restore(snap)
+    if task.alternatives():
+        verify_own_paths(verdict, task, device, values)
     run = run_reference(task, device, "L0", values=values)
     _check_run(verdict, "reference at L0", run, task, golden=True)
+    verify_main_path(verdict, task, run)
     if task.memory != "none":
         _check_information(verdict, task, device, values, run)
     return run
@@ -162,8 +168,16 @@ def _check_information(verdict: TaskVerdict, task: Task, device: Device, values:
                 else f"not found after the reference: {'; '.join(missed)}")
 
 
-def verify_scenario(s: Scenario, only: str | None = None) -> list[TaskVerdict]:
-    """Verify every task (or the one named) of a sim scenario."""
+def verify_scenario(s: Scenario, only: str | None = None, level: str | None = None) -> list[TaskVerdict]:
+    """Verify every task (or the one named) of a sim scenario; `level` L1 or L2: the reference at that
+    level only besides L0 (which is always played: it proves the golden path and the checks)."""
+    levels = ("L1", "L2") if level is None else tuple(lv for lv in ("L1", "L2") if lv == level)
+    from guilens.scenarios.params import has_templates, instantiate, tasks_of
+
+    if has_templates(s):  # templates are verified through a variant (`--variants N --seed S` draws more)
+        s = instantiate(s, 1, 0)
+        if only is not None:
+            return [v for t in tasks_of(s, only) for v in verify_scenario(s, t.id, level)]
     if s.device != "sim":
         return [TaskVerdict(s.id, t.id, [Finding("sim", False, "not a sim scenario: nothing to verify by rules")])
                 for t in s.tasks if only in (None, t.id)]
@@ -176,7 +190,7 @@ def verify_scenario(s: Scenario, only: str | None = None) -> list[TaskVerdict]:
             if not t.reference:
                 v.add("reference", False, "the task has no reference solution")
             else:
-                _verify_one(s, t, _new_sim(s.setup_for(t)), {}, v)
+                _verify_one(s, t, _new_sim(s.setup_for(t)), {}, v, levels)
             out.append(v)
         return out
     # a sequence: one phone all day
@@ -187,7 +201,7 @@ def verify_scenario(s: Scenario, only: str | None = None) -> list[TaskVerdict]:
         if when is not None:
             device.set_clock(when)
         v = TaskVerdict(s.id, t.id)
-        run = _verify_one(s, t, device, dict(values), v)
+        run = _verify_one(s, t, device, dict(values), v, levels)
         state = device.state()
         for name, src in t.outputs.items():
             got = extract_value(src, state, run.answer)

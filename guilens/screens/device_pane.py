@@ -66,6 +66,8 @@ class DevicePane(TabPane):
         self.runner_state = "starting"
         self.ui_xml: str | None = None
         self.prev_memory: Memory | None = None
+        self.clock_format = "%a %H:%M"
+        """How the status line shows the phone's clock: with the date for a task of a multi-day sequence."""
         self.state = "starting"
         """What the status line shows: computed by the screen, which knows the control and requests."""
         self._phone: PhoneView | None = None
@@ -175,7 +177,9 @@ class DevicePane(TabPane):
         self.query_one(MemoryView).reset(ep.lessons)
         task = self._lookup_task(ep)
         milestones = self.query_one(MilestoneView)
-        milestones.set_rows(rows_from_task(task) if task is not None else [])
+        milestones.set_rows(rows_from_task(task, ep.values) if task is not None else [])
+        # a task of a multi-day sequence (`day:`) shows the date too: the weekday alone repeats in a week
+        self.clock_format = "%a %d %b %H:%M" if getattr(task, "day", None) is not None else "%a %H:%M"
         self.trace.milestone_text = {r.id: r.text for r in milestones.rows}
         self.trace.add(AttemptHeader(ep))
         self.phone.border_title = f"phone · {ep.device}" if ep.device else "phone"
@@ -211,7 +215,7 @@ class DevicePane(TabPane):
         st.tokens += step.usage.input_tokens + step.usage.output_tokens
         st.cost = round(st.cost + step.usage.cost_usd, 6)
         if step.clock is not None:
-            st.clock = f"{step.clock:%a %H:%M}"
+            st.clock = step.clock.strftime(self.clock_format)
         milestones = self.query_one(MilestoneView)
         for mid in step.milestones:
             milestones.reach(mid, step.index)
@@ -237,7 +241,8 @@ class DevicePane(TabPane):
         where = self.episode_dir if ran else (self.dir_lookup(ep) if self.dir_lookup else None)
         self.episode = ep
         self.runner_state = "finished"
-        self.trace.add(Outcome(ep))
+        view = self.query_one(MilestoneView)
+        self.trace.add(Outcome(ep, f"milestones {view.done}/{view.total}" if view.total else None))
         self.status.outcome = ep.status
         self.status.ended = time.monotonic()
         if ep.cost_usd:
@@ -248,5 +253,5 @@ class DevicePane(TabPane):
 
     def _update_milestone_title(self) -> None:
         view = self.query_one(MilestoneView)
-        total = len(view.rows) or len(view.reached)
+        total = view.total  # the checklist's count: an alternatives item once
         self.query_one("#milestones-box").border_title = f"milestones {view.done}/{total}" if total else "milestones"

@@ -6,7 +6,13 @@ shown here before anything runs.
 The Start button has the focus when the screen opens, so Enter starts what is
 shown at once (the first scenario, all its tasks); Tab and shift+Tab reach the
 choices. The run and the runs browser open on top of home, and `q`/Esc there
-come back to it."""
+come back to it.
+
+A task template (a task with `params:`, `guilens.scenarios.params`) is shown as
+one: its parameters and the instruction of an example variant drawn at the
+chosen seed, never its raw `{first_item}` text. For a scenario with templates
+the screen offers what `guilens run --variants N --seed S` offers, and passes
+them to `plan_run` as the CLI does (`variants` a run option, `seed` an argument)."""
 
 from __future__ import annotations
 
@@ -21,6 +27,8 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Label, Select, Static
 
 from guilens.run.types import instruction_for
+from guilens.scenarios.milestones import checklist
+from guilens.scenarios.params import variant_id
 from guilens.screens.widgets.phone import Renderer
 from guilens.screens.widgets.render import short
 
@@ -43,6 +51,10 @@ class HomeScreen(Screen[None]):
         Binding("r", "runs", "Runs"),
         Binding("q", "quit", "Quit"),
     ]
+
+    DEFAULT_CSS = """
+    HomeScreen #variants, HomeScreen #seed { width: 16; }
+    """
 
     def __init__(self, settings: Any, *, renderer: Renderer = "halfcell") -> None:
         super().__init__()
@@ -75,6 +87,11 @@ class HomeScreen(Screen[None]):
                     yield Label("Level: L0 precise · L1 a detail left out · L2 indirect", classes="field-label")
                     yield Select([("L0", "L0"), ("L1", "L1"), ("L2", "L2")], value="L0", allow_blank=False,
                                  id="level")
+                    yield Label("Task templates: variants of each · seed", classes="field-label",
+                                id="variants-label")
+                    with Horizontal(classes="device-row", id="variants-row"):
+                        yield Input(value="1", id="variants", type="integer", max_length=4)
+                        yield Input(value="0", id="seed", type="integer", max_length=9)
                 with Vertical():
                     yield Label("Agent", classes="field-label")
                     yield Select(AGENTS, value="oracle", allow_blank=False, id="agent")
@@ -92,6 +109,7 @@ class HomeScreen(Screen[None]):
     def on_mount(self) -> None:
         if self.load_error:
             self._error(f"could not load the built-in scenarios: {self.load_error}")
+        self._show_variants()
         self._describe()
         self.query_one("#start", Button).focus()
 
@@ -112,7 +130,8 @@ class HomeScreen(Screen[None]):
         several (or they are one persistent day). The list has no blank entry: "all" is a choice."""
         if scenario is None or not scenario.tasks:
             return []
-        opts = [(f"{t.id}: {short(t.title or instruction_for(t, 'L0'), 50)}", t.id) for t in scenario.tasks]
+        opts = [(f"{t.id}: {short(t.title or _example_instruction(scenario, t, 'L0', 0), 50)}", t.id)
+                for t in scenario.tasks]
         if scenario.kind == "sequence" or len(opts) > 1:
             opts.insert(0, (f"all {len(scenario.tasks)} tasks" + (" (one persistent day)"
                             if scenario.kind == "sequence" else ""), ALL_TASKS))
@@ -128,12 +147,31 @@ class HomeScreen(Screen[None]):
 
     @on(Select.Changed, "#scenario")
     def _scenario_changed(self) -> None:
+        self._show_variants()
         self._fill_tasks()
 
     @on(Select.Changed, "#task")
     @on(Select.Changed, "#level")
+    @on(Input.Changed, "#seed")
     def _task_changed(self) -> None:
         self._describe()
+
+    def _templates(self) -> bool:
+        from guilens.scenarios.params import has_templates
+
+        scenario = self._chosen_scenario()
+        return scenario is not None and has_templates(scenario)
+
+    def _show_variants(self) -> None:
+        """The variants and seed choices, for a scenario with task templates only (`plan_run` refuses
+        `variants` for one without, as the CLI does)."""
+        shown = self._templates()
+        self.query_one("#variants-label").display = shown
+        self.query_one("#variants-row").display = shown
+
+    def _seed(self) -> int:
+        text = self.query_one("#seed", Input).value.strip()
+        return int(text) if text.isdigit() else 0
 
     def _describe(self) -> None:
         info = self.query_one("#task-info", Static)
@@ -148,13 +186,22 @@ class HomeScreen(Screen[None]):
                                             d=short(scenario.description, 400) or f"{len(scenario.tasks)} tasks"))
             return
         levels = task.levels
-        what = instruction_for(task, level) if level in levels else f"(no {level} instruction: it has {', '.join(levels)})"
-        ms = len(task.all_milestones())
-        info.update(Content.from_markup(
-            "[b]$id[/] [$text-muted]$apps · difficulty $d · $ms milestones · about $g steps[/]\n[i]$what[/]",
-            id=task.id, apps=", ".join(task.apps), d=str(task.difficulty), ms=str(ms), g=str(task.golden_steps),
-            what=short(what, 500),
-        ))
+        what = (_example_instruction(scenario, task, level, self._seed()) if level in levels
+                else f"(no {level} instruction: it has {', '.join(levels)})")
+        ms = len(checklist(task))
+        text = Content.from_markup(
+            "[b]$id[/] [$text-muted]$apps · difficulty $d · $ms milestones · about $g steps[/]",
+            id=task.id, apps=", ".join(task.apps), d=str(task.difficulty), ms=str(ms), g=str(task.golden_steps))
+        if task.params:
+            text += Content.from_markup("\n[b $accent]template[/] [$text-muted]· each variant draws these from "
+                                        "the sim's data by seed:[/]")
+            for line in _param_lines(scenario, task):
+                text += Content.from_markup("\n[$text-muted]$l[/]", l=line)
+            text += Content.from_markup("\n[$text-muted]e.g. variant $v:[/] [i]$what[/]",
+                                        v=variant_id(task.id, self._seed(), 0), what=short(what, 500))
+        else:
+            text += Content.from_markup("\n[i]$what[/]", what=short(what, 500))
+        info.update(text)
 
     def _error(self, text: str) -> None:
         self.query_one("#home-error", Static).update(Content.from_markup("[b $error]$e[/]", e=text) if text else "")
@@ -178,14 +225,21 @@ class HomeScreen(Screen[None]):
             return v if isinstance(v, str) else default
 
         attempts_text = self.query_one("#attempts", Input).value.strip() or "1"
+        variants_text = self.query_one("#variants", Input).value.strip() or "1"
+        templates = self._templates()
         try:
             from guilens.cli import UserError
             from guilens.run.plan import plan_run
 
+            # the CLI's own path: `variants` is a run option, `seed` an argument of the plan
             plan = plan_run(target, agent=value("#agent", "oracle"), user=value("#user", "oracle"),
                             level=value("#level", "L0"), devices=[self.query_one("#device", Input).value.strip()],
                             attempts=int(attempts_text) if attempts_text.isdigit() else 0,
-                            settings=self.settings, command=f"guilens (home) {target}")
+                            seed=self._seed() if templates else None,
+                            options={"variants": int(variants_text) if variants_text.isdigit() else 0}
+                            if templates else None,
+                            settings=self.settings, command=f"guilens (home) {target}"
+                            + (f" --variants {variants_text} --seed {self._seed()}" if templates else ""))
         except (UserError, ValueError) as err:
             self._error(str(err))
             return
@@ -202,3 +256,25 @@ class HomeScreen(Screen[None]):
 
     async def action_quit(self) -> None:
         await self.app.action_quit()
+
+
+def _example_instruction(scenario: Any, task: Any, level: str, seed: int) -> str:
+    """The instruction at `level`, filled; a template's as its first variant at `seed` has it."""
+    from guilens.scenarios.params import ParamError, one_variant
+
+    if task.params:
+        try:
+            example = one_variant(scenario, variant_id(task.id, seed, 0))
+        except ParamError as err:
+            return f"(no variant can be drawn: {err})"
+        if example is not None:
+            return instruction_for(example, level)
+    return instruction_for(task, level)
+
+
+def _param_lines(scenario: Any, task: Any) -> list[str]:
+    """A template's parameters as `guilens scenarios show` words them, without its CLI hint and
+    example (the screen draws its own example at the chosen seed and level)."""
+    from guilens.scenarios.params_show import param_lines
+
+    return [line for line in param_lines(scenario, task)[1:] if not line.lstrip().startswith(("e.g. ", "(cannot"))]

@@ -41,12 +41,14 @@ def task_of(reader: EpisodeReader) -> Any:
 
 def step_row(step: Step, looked: dict[int, list[str]]) -> Content:
     """A step's line in the replay's list: number, who acted (H: a person), action, marks
-    (★ a milestone, ✗ an error, ◆ the judge looked at it)."""
+    (★ a milestone, ✗ an error, ⚠ an anomaly appeared or was cleared, ◆ the judge looked at it)."""
     flags = ""
     if step.milestones:
         flags += " ★"
     if step.error:
         flags += " ✗"
+    if step.anomalies:
+        flags += " ⚠"
     if step.index in looked:
         flags += " ◆"
     who = "[$warning]H[/] " if step.by == "human" else ""

@@ -1,5 +1,6 @@
 """The run screen's keys that act on the run as a whole or on what it recorded: pause, step,
-cancel, zoom, mark, judge, replay, the last step's model calls, and leaving (back to home, or quit).
+cancel, an anomaly now, zoom, mark, judge, replay, the last step's model calls, and leaving (back
+to home, or quit).
 
 Mixed into `RunScreen`. Leaving never abandons a runner thread: a running
 episode is cancelled and waited for, so it is recorded as aborted, before the
@@ -61,6 +62,27 @@ class RunKeys(Screen[None]):
         self.control.cancel()
         self.channel.withdraw_all()
         self.notify("Cancelling the episode…", timeout=3)
+
+    def action_anomaly(self) -> None:
+        """Show an anomaly on the phone in view now (AndroidLens's ad, permission dialog, low battery,
+        crash): chosen here, asked of the run's control, shown by the step loop between steps."""
+        pane = self.pane
+        label = pane.label or ""
+        if label.startswith("adb"):
+            self.notify(f"{label} is a real phone: guilens cannot draw an anomaly over its apps (the sim only).",
+                        severity="warning", timeout=4)
+            return
+        from guilens.screens.anomaly_chooser import AnomalyChooser
+
+        where = f" on {label}" if len(self.panes) > 1 and label else ""
+
+        def chosen(kind: str | None) -> None:
+            if kind:
+                self.control.inject(kind, pane.label)
+                when = "at the next step" if self.control.paused else "before the next step"
+                self.notify(f"{kind} asked for{where}: the phone shows it {when}", timeout=3)
+
+        self.app.push_screen(AnomalyChooser(where), chosen)
 
     def action_zoom(self) -> None:
         self.zoomed = not self.zoomed

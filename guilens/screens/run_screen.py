@@ -68,6 +68,7 @@ class RunScreen(RunnerFeed, HumanControls, RunKeys, Screen[None]):
             ("space", "pause / resume"), ("n", "run one step, then pause"), ("c, ctrl+c", "cancel the episode"),
             ("a", "answer the agent's question"), ("t", "take over the phone / hand it back to the agent"),
             ("m", "mark a milestone at this step (a label in the episode)"),
+            ("i", "an anomaly on the phone now: ad, permission, low battery, crash (sim)"),
             ("j", "judge the finished episode"), ("r", "replay the finished episode"),
             ("z", "zoom the phone to the whole terminal"),
             ("q, Esc", "back to the screen it was opened from (home), else quit; asks first while an episode runs"),
@@ -100,6 +101,7 @@ class RunScreen(RunnerFeed, HumanControls, RunKeys, Screen[None]):
         Binding("a", "answer", "Answer"),
         Binding("t", "take_over", "Take over"),
         Binding("m", "mark", "Mark"),
+        Binding("i", "anomaly", "Anomaly"),
         Binding("j", "judge", "Judge"),
         Binding("r", "replay", "Replay"),
         Binding("l", "llm_calls", "LLM calls"),
@@ -359,7 +361,7 @@ class RunScreen(RunnerFeed, HumanControls, RunKeys, Screen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         live = not self.finished
-        if action in ("pause", "step", "cancel", "take_over", "mark"):
+        if action in ("pause", "step", "cancel", "take_over", "mark", "anomaly"):
             return True if live else None
         if action == "answer":
             return any(r.kind == "question" for r in self.pending.values())

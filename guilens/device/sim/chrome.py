@@ -1,28 +1,21 @@
-"""System chrome around an app's screen: status bar, gesture bar, toasts, alarms, and anomalies.
+"""System chrome around an app's screen: status bar, gesture bar, toasts, alarms, system dialogs.
 
-The anomalies are the interruptions AndroidLens saw agents fail on: an in-app ad
-with a small, pale close button in its top-right corner, and a runtime
-permission dialog (owned by the permission controller, as on Android).
+The anomalies (ad, permission dialog, low battery, crash notice) are drawn by
+`guilens.device.sim.anomalies`; the frame puts their window over the screen.
 """
 
 from __future__ import annotations
 
 from functools import partial
 
-from PIL import Image, ImageDraw
-
+import guilens.device.sim.anomalies as anomalies
 import guilens.device.sim.icons as icons
 import guilens.device.sim.ui as ui
 from guilens.device.sim.core import Ctx, Phone
-from guilens.device.sim.kit import Button, Canvas, Color, Label, View, line_height, mix, wrap
+from guilens.device.sim.kit import Button, Canvas, Color, Label, View
 
-SYSTEMUI = "com.android.systemui"
-PERMISSIONS = "com.android.permissioncontroller"
-_DEFAULT_PERMISSION = {
-    "maps": "location", "search": "location", "messages": "contacts", "contacts": "contacts",
-    "shop": "notifications", "calendar": "calendar", "notes": "files and media", "clock": "notifications",
-    "expense": "files and media", "calculator": "notifications", "settings": "notifications",
-}
+SYSTEMUI = anomalies.SYSTEMUI
+PERMISSIONS = anomalies.PERMISSIONS
 
 
 def frame(ctx: Ctx) -> View:
@@ -63,7 +56,7 @@ def status_bar(ctx: Ctx) -> View:
     x = ctx.w - u(48)
     # battery
     bat = (x - u(40), u(24), x, u(62))
-    bar.add(View(bat, desc="Battery 80 percent", cls="android.widget.ImageView",
+    bar.add(View(bat, desc=f"Battery {anomalies.battery_level(p)} percent", cls="android.widget.ImageView",
                  paint=lambda c, v: icons.battery(c, v.bounds, fg)))
     x -= u(72)
     flags = []
@@ -91,135 +84,12 @@ def _gesture_bar(c: Canvas, v: View) -> None:
     c.rect((cx - w, cy - 5, cx + w, cy + 5), (150, 150, 155), radius=5, bg=None)
 
 
-# --- anomalies ------------------------------------------------------------------------------------
-
-def trigger_anomalies(ctx: Ctx) -> None:
-    p = ctx.phone
-    if p.foreground == "launcher":
-        return
-    for i, a in enumerate(p.anomalies):
-        if a["shown"] or a["app"] != p.foreground:
-            continue
-        due = a["at"] == "open" or (isinstance(a["at"], int) and p.step >= a["at"])
-        if due and ctx.route.dialog is None:
-            a["shown"] = True
-            ctx.route.dialog = {"name": "_ad" if a["kind"] == "ad" else "_perm", "index": i}
-            return
-
-
-def resolve_permission(ctx: Ctx, answer: str) -> str:
-    spec = ctx.route.dialog or {}
-    a = ctx.phone.anomalies[spec.get("index", 0)]
-    a["resolved"] = answer
-    ctx.route.dialog = None
-    return f"{'allowed' if answer == 'allow' else 'denied'} {ctx.app.label} access to {_permission(ctx, a)}"
-
-
-def _permission(ctx: Ctx, a: dict) -> str:
-    return str(a.get("text") or _DEFAULT_PERMISSION.get(a["app"], "notifications"))
-
+# --- system dialogs -------------------------------------------------------------------------------
 
 def _system_dialog(ctx: Ctx, spec: dict) -> View | None:
-    name = spec["name"]
-    if name == "_ad":
-        return _ad(ctx, spec)
-    if name == "_perm":
-        return _perm(ctx, spec)
-    if name == "_field":
+    if spec["name"] == "_field":
         return _field_menu(ctx, spec)
-    return None
-
-
-def _ad(ctx: Ctx, spec: dict) -> View:
-    u = ctx.u
-    a = ctx.phone.anomalies[spec["index"]]
-    headline = a.get("text") or "Summer Mega Sale: 70% off everything!"
-
-    def close() -> str:
-        a["resolved"] = "closed"
-        ctx.close_dialog()
-        return "closed the ad"
-
-    def cta() -> str:
-        a["clicks"] = a.get("clicks", 0) + 1
-        return "tapped the ad's button; nothing opened"
-
-    scrim = View((0, 0, ctx.w, ctx.h), blocks=True, cls="android.widget.FrameLayout", paint=ui._scrim, rid="ad_root")
-    x1, x2 = u(90), ctx.w - u(90)
-    h = u(1250)
-    y1 = (ctx.h - h) // 2
-    card = View((x1, y1, x2, y1 + h), fill=(255, 255, 255), radius=u(40), blocks=True,
-                cls="android.widget.FrameLayout", rid="ad_card")
-    hero = (x1, y1, x2, y1 + u(620))
-    card.add(View(hero, cls="android.widget.ImageView", desc="Advertisement image", paint=_ad_art))
-    badge = View((x1 + u(30), y1 + u(28), x1 + u(110), y1 + u(82)), fill=(60, 60, 60), radius=u(10))
-    badge.add(Label(badge.bounds, "Ad", u(32), (255, 255, 255), rid="ad_badge", bold=True, align="center"))
-    card.add(badge)
-    card.add(Label((x1 + u(60), y1 + u(660), x2 - u(60), y1 + u(860)), headline, u(56), (30, 30, 30),
-                   rid="ad_title", bold=True, max_lines=2))
-    card.add(Label((x1 + u(60), y1 + u(860), x2 - u(60), y1 + u(980)),
-                   "Limited time only. Free shipping on your first order.", u(40), (110, 110, 110), rid="ad_text",
-                   max_lines=2))
-    card.add(Button((x1 + u(60), y1 + h - u(210), x2 - u(60), y1 + h - u(70)), "Shop now", cta, rid="ad_cta",
-                    fill=(255, 87, 34), color=(255, 255, 255), radius=u(70), size=u(46)))
-    # the small pale close button, top-right, where real interstitials hide it
-    cr = (x2 - u(96), y1 + u(20), x2 - u(20), y1 + u(96))
-    card.add(Button(cr, "×", close, rid="ad_close", desc="Close ad", icon=icons.close, color=(235, 235, 235),
-                    size=u(40), cls="android.widget.ImageButton", icon_only=True))
-    scrim.add(card)
-    return scrim
-
-
-_AD_ART: dict[tuple[int, int], Image.Image] = {}
-
-
-def _ad_art(c: Canvas, v: View) -> None:
-    x1, y1, x2, y2 = v.bounds
-    w, h = x2 - x1, y2 - y1
-    art = _AD_ART.get((w, h))
-    if art is None:
-        art = Image.new("RGB", (w, h), (255, 112, 67))
-        sub = Canvas(art)
-        for i in range(6):
-            r = h // (2 + i % 3)
-            cx = w * (i + 1) // 7
-            cy = h * ((i * 37) % 100) // 100
-            sub.ellipse((cx - r // 2, cy - r // 2, cx + r // 2, cy + r // 2), mix((255, 112, 67), (255, 214, 0), i / 6))
-        s = min(w, h) // 5
-        icons.bag(sub, (w // 2 - s, h // 2 - s, w // 2 + s, h // 2 + s), (255, 255, 255))
-        # round the top corners into the card
-        mask = Image.new("L", (w, h), 0)
-        ImageDraw.Draw(mask).rounded_rectangle((0, 0, w - 1, h + s), radius=w // 25, fill=255)
-        art = Image.composite(art, Image.new("RGB", (w, h), (255, 255, 255)), mask)
-        _AD_ART[(w, h)] = art
-    c.img.paste(art, (x1 - c.ox, y1 - c.oy))
-
-
-def _perm(ctx: Ctx, spec: dict) -> View:
-    u = ctx.u
-    a = ctx.phone.anomalies[spec["index"]]
-    what = _permission(ctx, a)
-    scrim = View((0, 0, ctx.w, ctx.h), blocks=True, cls="android.widget.FrameLayout", paint=ui._scrim,
-                 pkg=PERMISSIONS, rid="grant_dialog")
-    x1, x2 = u(70), ctx.w - u(70)
-    msg = f"Allow {ctx.app.label} to access your {what}?"
-    lines = len(wrap(msg, u(50), x2 - x1 - u(120)))
-    h = u(220) + lines * line_height(u(50)) + u(360)
-    y1 = ctx.bottom - h - u(40)
-    card = View((x1, y1, x2, y1 + h), fill=(240, 240, 246), radius=u(56), blocks=True,
-                cls="android.widget.LinearLayout", pkg=PERMISSIONS, rid="grant_singleton")
-    card.add(View((ctx.w // 2 - u(45), y1 + u(60), ctx.w // 2 + u(45), y1 + u(150)),
-                  cls="android.widget.ImageView", paint=lambda c, v: icons.pin(c, v.bounds, (26, 115, 232))))
-    card.add(Label((x1 + u(60), y1 + u(180), x2 - u(60), y1 + u(180) + lines * line_height(u(50))), msg, u(50),
-                   (30, 30, 30), align="center", max_lines=lines, rid="permission_message"))
-    by = y1 + u(220) + lines * line_height(u(50))
-    for i, (text, rid, ans) in enumerate((("Allow", "permission_allow_button", "allow"),
-                                          ("Deny", "permission_deny_button", "deny"))):
-        r = (x1 + u(40), by + i * u(160), x2 - u(40), by + i * u(160) + u(140))
-        card.add(Button(r, text, partial(resolve_permission, ctx, ans), rid=rid, fill=(255, 255, 255),
-                        color=(26, 115, 232), radius=u(40), size=u(46)))
-    scrim.add(card)
-    return scrim
+    return anomalies.window(ctx, spec)
 
 
 def _field_menu(ctx: Ctx, spec: dict) -> View:

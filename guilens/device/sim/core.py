@@ -39,6 +39,8 @@ class Phone:
     toast: str | None = None
     alert: dict[str, Any] | None = None
     anomalies: list[dict[str, Any]] = field(default_factory=list)
+    events: list[dict[str, Any]] = field(default_factory=list)
+    """Scheduled events and when each was delivered (`guilens.device.sim.events`)."""
     step: int = 0
     clipboard: str = ""
     recents: list[str] = field(default_factory=list)

@@ -16,7 +16,9 @@ from typing import Any
 
 from PIL import Image
 
+import guilens.device.sim.anomalies as anomalies
 import guilens.device.sim.chrome as chrome
+import guilens.device.sim.events as events
 from guilens.actions import (
     Action,
     ActionError,
@@ -41,10 +43,10 @@ from guilens.device.sim.setup import parse_setup
 from guilens.device.uitree import UINode, actionable_elements, clickable_ancestor, find_nodes, to_ui_xml
 
 STEP_SECONDS = 5
-_DIALOG_NAMES = {"_ad": "ad", "_perm": "permission", "_field": "text_menu"}
+_DIALOG_NAMES = {"_field": "text_menu", **anomalies.DIALOGS}
 
 
-class SimDevice(Editing):
+class SimDevice(Editing, anomalies.AnomalyControls):
     """A deterministic phone drawn with Pillow: a launcher, eleven apps, a virtual clock."""
 
     name = "sim"
@@ -91,7 +93,10 @@ class SimDevice(Editing):
             given = getattr(cfg.apps, short, None) if short in APPS else None
             apps[short] = given.model_copy(deep=True) if given is not None else app.default_state()
         phone = Phone(clock=cfg.clock.replace(tzinfo=None, microsecond=0), apps=apps)
-        phone.anomalies = [a.model_dump() | {"shown": False, "resolved": None} for a in cfg.anomalies]
+        phone.anomalies = [anomalies.record(a.kind, a.app, at=a.at, text=a.text, screen=a.screen)
+                           for a in cfg.anomalies]
+        phone.events = events.schedule(cfg.events)
+        events.deliver(phone, phone.clock)  # what fell due before the day began is there already
         self._phone = phone
         self._initial = copy.deepcopy(phone)
         self._changed()
@@ -129,6 +134,7 @@ class SimDevice(Editing):
             "clipboard": p.clipboard,
             "apps": {s: m.model_dump(mode="json") for s, m in p.apps.items() if s in APPS},
             "anomalies": copy.deepcopy(p.anomalies),
+            "events": copy.deepcopy(p.events),
         }
 
     def _dialog_name(self) -> str | None:
@@ -157,8 +163,12 @@ class SimDevice(Editing):
         return Observation(
             screenshot=readonly_view(self._img), ui_xml=self._xml, app=ALL[self._phone.foreground].package,
             clock=self._phone.clock, size=self._size,
-            extra={"screen": self.state_screen()},
+            extra=self._extra(),
         )
+
+    def _extra(self) -> dict[str, Any]:
+        """The observation's `extra`: the screen's name, and the anomalies (`AnomalyControls`)."""
+        return {"screen": self.state_screen(), **self._anomaly_extra()}
 
     def state_screen(self) -> str:
         return f"{self._phone.foreground}/{self._ctx().route.screen}"
@@ -311,11 +321,9 @@ class SimDevice(Editing):
             return chrome.stop_alert(p)
         route = ctx.route
         if route.dialog is not None:
-            name = route.dialog.get("name", "")
-            if name == "_ad":
-                return "the ad does not close with back"
-            if name == "_perm":
-                return chrome.resolve_permission(ctx, "deny")
+            said = anomalies.back(ctx)
+            if said is not None:
+                return said
             route.dialog = None
             return "closed the dialog"
         if p.foreground == "launcher":
@@ -363,6 +371,6 @@ class SimDevice(Editing):
             note = app.tick(self._phone, old, new)
             if note:
                 self._phone.toast = note
-
-    def _anomalies(self) -> None:
-        chrome.trigger_anomalies(self._ctx())
+        note = events.deliver(self._phone, new)
+        if note:
+            self._phone.toast = note

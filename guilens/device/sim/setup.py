@@ -10,24 +10,36 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    create_model,
+    field_validator,
+)
 
+from guilens.device.sim.events import ScheduledEvent, check_events
 from guilens.device.sim.registry import APPS, STATE_MODELS, resolve_app
 
 DEFAULT_CLOCK = datetime(2026, 11, 21, 9, 0, 0)
 
 
 class Anomaly(BaseModel):
-    """An interruption a scenario injects: an ad pop-up or a permission dialog over an app."""
+    """An interruption a scenario injects over an app (see `guilens.device.sim.anomalies`): an ad
+    pop-up, a permission dialog, the low-battery warning, or the app crashing ("keeps stopping")."""
 
     model_config = ConfigDict(extra="forbid")
 
-    kind: Literal["ad", "permission"]
+    kind: Literal["ad", "permission", "battery", "crash"]
     app: str
     at: Literal["open"] | int = "open"
     """`open`: the first time the app comes to the front; an int: the first step at or after it with the app in front."""
+    screen: str | None = None
+    """Only on this screen of the app (`notes/edit`, as the device state's `screen` names it): mid-form, before a save."""
     text: str | None = None
-    """The ad's headline, or the permission asked for (e.g. `location`)."""
+    """The ad's headline, the permission asked for (e.g. `location`), or the battery level (`15%`)."""
 
     @field_validator("app")
     @classmethod
@@ -63,6 +75,13 @@ class SimSetup(BaseModel):
     clock: datetime = DEFAULT_CLOCK
     apps: AppsSetup = Field(default_factory=AppsSetup)  # type: ignore[valid-type]
     anomalies: list[Anomaly] = Field(default_factory=list)
+    events: list[ScheduledEvent] = Field(default_factory=list)
+    """What arrives at clock times: messages, calendar invitations, price changes (`guilens.device.sim.events`)."""
+
+    @field_validator("events")
+    @classmethod
+    def _events_fit(cls, v: list[Any], info: ValidationInfo) -> list[Any]:
+        return check_events(v, info.data.get("apps"))
 
 
 def _path(loc: tuple[Any, ...]) -> str:

@@ -88,6 +88,9 @@ class Note:
 @dataclass
 class Outcome:
     episode: Episode
+    milestones: str | None = None
+    """`milestones 8/8` as the checklist counts them (an alternatives item once), where the view
+    knows the task; else the episode's own count of every milestone reached."""
 
 
 def render_attempt(ev: AttemptHeader) -> Content:
@@ -143,6 +146,8 @@ def render_step(step: Step, milestone_text: dict[str, str] | None = None) -> Con
         parts.append(Content.from_markup("  [$warning]↻ $r[/]", r=short(retries_text(step.usage.retries), 300)))
     for gap in step.gaps:  # the phone went away during this step: how long, and what became of it
         parts.append(Content.from_markup("  [b $warning]⚡ $g[/]", g=short(gap.describe(), 300)))
+    for anomaly in step.anomalies:  # an ad, a permission dialog, low battery, a crash: seen here, or cleared
+        parts.append(Content.from_markup("  [b $warning]⚠ $a[/]", a=anomaly.describe()))
     for mid in step.milestones:
         text = milestone_text.get(mid, "")
         parts.append(Content.from_markup("  [b $success]★ $id[/] $t", id=mid, t=short(text, 100)))
@@ -173,6 +178,8 @@ def render_outcome(ev: Outcome) -> Content:
     ep = ev.episode
     style = STATUS_STYLE.get(ep.status, "$text")
     bits = outcome_bits(ep, answer_width=60)
+    if ev.milestones is not None:
+        bits = [ev.milestones if b.startswith("milestones ") else b for b in bits]
     err = "\n  [$error]$err[/]" if ep.error and ep.status != "success" else ""
     return Content.from_markup(f"[b {style}]■ $status[/] $bits{err}", status=ep.status,
                                bits=" · ".join(bits), err=short(ep.error, 300))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import date, datetime, timedelta
 from functools import partial
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
@@ -31,6 +31,10 @@ class Event(BaseModel):
     location: str = ""
     attendees: list[str] = []
     notes: str = ""
+    organizer: str = ""
+    """Who sent the invitation (an event that arrived as one; `guilens.device.sim.events`)."""
+    response: Literal["pending", "accepted", "declined"] | None = None
+    """An invitation's answer, given with Accept or Decline on the event; None for the user's own events."""
 
     @model_validator(mode="after")
     def _end(self) -> Event:
@@ -181,6 +185,8 @@ class Calendar(App):
                 today = " · Today" if last == ctx.now.date() else ""
                 items.append(ui.section(ctx, col, f"{last:%A, %B %-d}{today}"))
             sub = _when(e) + (f" · {e.location}" if e.location else "")
+            if e.response == "pending":  # an invitation still to answer stands out in the list
+                sub = f"Invitation from {e.organizer} · {sub}"
             items.append(ui.row(ctx, col.next(u(190), u(16)), e.title, sub, rid="agenda_event", title_id="event_title",
                                 sub_id="event_time", on_tap=partial(self._open, ctx, e),
                                 lead=lambda c, lr: icons.dot(c, lr, ctx.theme.accent)))
@@ -213,6 +219,31 @@ class Calendar(App):
             if text:
                 views.append(ui.row(ctx, col.next(u(170), u(16)), text, rid=f"{rid}_row", title_id=rid, card=False,
                                     lead=icons.tinted(icon, t.accent)))
+        if e.response is not None:
+            views += self._invitation(ctx, e, col)
+        return views
+
+    def _invitation(self, ctx: Ctx, e: Event, col: ui.Column) -> list[View]:
+        """An invitation's answer and its Accept / Decline buttons (either can change it later)."""
+        u = ctx.u
+        said = {"pending": "Invitation: not answered yet", "accepted": "Invitation: accepted",
+                "declined": "Invitation: declined"}[e.response or "pending"]
+        views: list[View] = [Label(col.next(u(80), u(10)), f"From {e.organizer}" if e.organizer else "Invitation",
+                                   u(38), ctx.theme.sub, rid="event_organizer"),
+                             Label(col.next(u(80), u(20)), said, u(42), ctx.theme.text, rid="event_response",
+                                   bold=True)]
+
+        def answer(response: Literal["accepted", "declined"]) -> str:
+            e.response = response
+            ctx.toast(f"Invitation {response}")
+            return f"{response} the invitation {e.title!r}"
+
+        x1, y1, x2, y2 = col.next(u(140), u(20))
+        half = (x2 - x1 - u(30)) // 2
+        views.append(ui.button(ctx, (x1, y1, x1 + half, y2), "Accept", "accept", partial(answer, "accepted"),
+                               style="filled" if e.response != "accepted" else "tonal"))
+        views.append(ui.button(ctx, (x2 - half, y1, x2, y2), "Decline", "decline", partial(answer, "declined"),
+                               style="outline"))
         return views
 
     def dialog_confirm_delete(self, ctx: Ctx, spec: dict) -> View | None:

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from functools import partial
 
-from pydantic import BaseModel, ConfigDict, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 import guilens.device.sim.icons as icons
 import guilens.device.sim.ui as ui
 from guilens.device.sim.core import App, Ctx
+from guilens.device.sim.data.people import more_contacts
 from guilens.device.sim.kit import Label, View
 from guilens.device.sim.records import by_id, number_records
 
@@ -27,12 +28,14 @@ class Contact(BaseModel):
 class ContactsState(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    contacts: list[Contact] = [
+    contacts: list[Contact] = Field(default_factory=lambda: [
         Contact(name="Alice Chen", phone="+1 415 555 0101", email="alice@example.com", company="Northwind"),
         Contact(name="Bob Martin", phone="+1 415 555 0102", email="bob@example.com"),
         Contact(name="Carla Diaz", phone="+1 415 555 0103", company="Contoso"),
         Contact(name="Mom", phone="+1 415 555 0199"),
-    ]
+        *(Contact(**c) for c in more_contacts()),
+    ])
+    """The first four are the built-in tasks' people; the rest (`data.people`) fill the list as a phone's would."""
 
     @model_validator(mode="after")
     def _ids(self) -> ContactsState:
@@ -177,6 +180,7 @@ class Contacts(App):
 
     def _message(self, ctx: Ctx, c: Contact) -> str:
         ctx.open_app("messages", "thread", {"number": c.phone}, focus="message")
+        ctx.phone.stacks["messages"][-1].scroll["conversation"] = 10**7  # at the latest text, as a phone opens it
         return f"opened a conversation with {c.name}"
 
     def screen_edit(self, ctx: Ctx) -> list[View]:

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 import guilens.device.sim.icons as icons
 import guilens.device.sim.ui as ui
 from guilens.device.sim.core import App, Ctx
+from guilens.device.sim.data.places import more_places, more_routes
 from guilens.device.sim.kit import Button, Canvas, Label, View, mix
 
 Mode = Literal["drive", "transit", "walk"]
@@ -48,6 +49,7 @@ class MapsState(BaseModel):
         Place(name="Cupertino Apartments", address="10100 Torre Ave, Cupertino, CA 95014"),
         Place(name="San Jose Airport", address="1701 Airport Blvd, San Jose, CA 95110"),
         Place(name="Stanford University", address="450 Jane Stanford Way, Stanford, CA 94305"),
+        *(Place(**p) for p in more_places()),
     ])
     routes: list[MapRoute] = Field(default_factory=lambda: [
         MapRoute(origin="Cupertino Apartments", destination="Apple Park", drive=6, transit=18, walk=32,
@@ -56,6 +58,7 @@ class MapsState(BaseModel):
                  distance_km=15.8, via="I-280 S"),
         MapRoute(origin="Apple Park", destination="Stanford University", drive=22, transit=65, walk=290,
                  distance_km=21.5, via="I-280 N"),
+        *(MapRoute(**r) for r in more_routes()),
     ])
     origin: str = ""
     """The last directions asked for (what the directions screen shows)."""

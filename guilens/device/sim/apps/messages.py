@@ -5,13 +5,14 @@ from __future__ import annotations
 from datetime import datetime
 from functools import partial
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 import guilens.device.sim.icons as icons
 import guilens.device.sim.ui as ui
 from guilens.device.sim.apps.contacts import Contact, ContactsState, digits
 from guilens.device.sim.apps.settings import online
 from guilens.device.sim.core import App, Ctx, Phone
+from guilens.device.sim.data.people import default_threads
 from guilens.device.sim.kit import Button, Label, View, line_height, text_width, wrap
 
 
@@ -47,12 +48,18 @@ class Incoming(BaseModel):
 class MessagesState(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    threads: list[Thread] = []
+    threads: list[Thread] = Field(default_factory=lambda: [Thread(**t) for t in default_threads()])
+    """Conversations; by default the phone's dated histories with its contacts (`data.people`)."""
     scheduled: list[Incoming] = []
 
     def thread(self, number: str) -> Thread | None:
         want = digits(number)
         return next((t for t in self.threads if digits(t.number) == want and want), None)
+
+
+def _when(t: datetime, now: datetime) -> str:
+    """A conversation's time in the list, as phones write it: the time today, else the date."""
+    return t.strftime("%H:%M") if t.date() == now.date() else f"{t:%b} {t.day}"
 
 
 def _last_time(t: Thread) -> datetime:
@@ -88,7 +95,7 @@ class Messages(App):
             th = st.threads[i]
             last = th.messages[-1] if th.messages else None
             snippet = ("You: " if last and last.outgoing else "") + (last.text if last else "")
-            when = last.time.strftime("%H:%M") if last and last.time else ""
+            when = _when(last.time, ctx.now) if last and last.time else ""
             name = self._name(ctx, th)
             r = col.next(u(200), u(16))
             items.append(ui.row(ctx, r, name, snippet, rid="thread", title_id="thread_name", sub_id="thread_snippet",

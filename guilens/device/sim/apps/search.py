@@ -1,21 +1,26 @@
 """Web search: a query gives result cards whose facts (prices, rates, addresses, counts, hours) come from the setup.
 
-A fact matches when all the words of one of its keyword phrases are in the
-query, so `["nvidia stock", "nvda"]` answers both "NVIDIA stock price" and
-"NVDA". Results are ordered by how many query words they explain.
+A fact matches when every word of the query (question words and filler aside,
+plurals folded as the Shop folds them, `matching`) occurs among the fact's
+words (its keyword phrases, title, answer and snippet), so text appended to a
+query narrows the results, and junk narrows them to nothing. Results are
+ordered by the longest keyword phrase the query holds in full (in its order
+before out of it), so `["nvidia stock", "nvda"]` puts the NVIDIA card first for
+both "NVIDIA stock price" and "NVDA".
 """
 
 from __future__ import annotations
 
-import re
 from functools import partial
 
 from pydantic import BaseModel, ConfigDict, Field
 
 import guilens.device.sim.icons as icons
 import guilens.device.sim.ui as ui
+from guilens.device.sim.apps.matching import STOP, query_terms, word_set, words
 from guilens.device.sim.apps.settings import online
 from guilens.device.sim.core import App, Ctx
+from guilens.device.sim.data.facts import more_facts
 from guilens.device.sim.kit import Label, View
 
 
@@ -54,6 +59,7 @@ _DEFAULT_FACTS = [
     Fact(keywords=["louvre hours", "louvre opening", "louvre"], title="Louvre Museum - Opening hours",
          fact="9:00-18:00, closed Tuesdays", snippet="Rue de Rivoli, 75001 Paris · Late opening Fri until 21:45",
          url="louvre.example.fr/hours"),
+    *(Fact(**f) for f in more_facts()),
 ]
 
 
@@ -67,29 +73,38 @@ class SearchAppState(BaseModel):
     """The query whose results are (or were last) on screen."""
 
 
-_WORD = re.compile(r"[a-z0-9]+")
+_WEB_STOP = STOP | {"what", "is", "are", "was", "how", "many", "much", "when", "where", "who", "which", "does", "do",
+                    "at"}
+"""A question typed as a question ("what is the height of K2") needs none of these words matched."""
 
 
-def _words(s: str) -> list[str]:
-    out = []
-    for w in _WORD.findall(s.lower()):
-        if len(w) > 3 and w.endswith("s") and not w.endswith("ss"):
-            w = w[:-1]
-        out.append(w)
-    return out
+def _haystack(f: Fact) -> frozenset[str]:
+    return word_set(" ".join([*f.keywords, f.title, f.fact, f.snippet]))
+
+
+def _phrase_score(said: list[str], phrase: str) -> int:
+    """How well the query holds a keyword phrase: its length twice when its words come in the query's
+    order, once when they are all there in another order, else 0 ("EUR to USD" is the euro's card)."""
+    ws = words(phrase)
+    if not ws or not set(ws) <= set(said):
+        return 0
+    rest = iter(said)
+    return 2 * len(ws) if all(w in rest for w in ws) else len(ws)
 
 
 def find_facts(facts: list[Fact], query: str) -> list[Fact]:
-    q = set(_words(query))
+    """The facts holding every word of `query`, best first: the keyword phrase the query holds best."""
+    terms = query_terms(query, _WEB_STOP)
+    if not terms:
+        return []
+    said = words(query)
     scored = []
     for i, f in enumerate(facts):
-        best = 0
-        for phrase in f.keywords:
-            ws = _words(phrase)
-            if ws and all(w in q for w in ws):
-                best = max(best, len(ws))
-        if best:
-            scored.append((-best, i, f))
+        hay = _haystack(f)
+        if not all(t in hay for t in terms):
+            continue
+        best = max((_phrase_score(said, phrase) for phrase in f.keywords), default=0)
+        scored.append((-best, i, f))
     return [f for _, _, f in sorted(scored, key=lambda x: (x[0], x[1]))]
 
 

@@ -1,173 +1,52 @@
-"""Shop: search, filters (brand, size, colour, price), sort and results; pages and cart in `shop_pages`.
+"""Shop: search, filters (brand, size, colour, price), sort and paged results; pages and cart in `shop_pages`.
 
 The current search (query, filters, sort) is part of the app's state, so a task
-like "filter for ASICS in size 10" is checked on `apps.shop.search`.
+like "filter for ASICS in size 10" is checked on `apps.shop.search`. The state
+model is in `shop_state` (the catalogue stays out of it), matching in
+`shop_search` (every word of a query must match). Results come a page at a
+time: "Load more" at the end of the list, or scrolling on past the end, adds
+the next page, and the list's footer says which page is shown.
 """
 
 from __future__ import annotations
 
 import re
-from datetime import datetime
-from functools import lru_cache, partial
-from typing import Literal
-
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from collections.abc import Callable
+from functools import partial
 
 import guilens.device.sim.icons as icons
 import guilens.device.sim.ui as ui
-from guilens.device.sim.apps.shop_data import default_products
 from guilens.device.sim.apps.shop_pages import ShopPages, paint_thumb, thumb
+from guilens.device.sim.apps.shop_search import matches, refine
+from guilens.device.sim.apps.shop_state import (
+    SORTS,
+    CartItem,
+    CatalogueProduct,
+    Order,
+    Product,
+    Review,
+    ShopSearch,
+    ShopState,
+    SortKey,
+    default_catalogue,
+)
 from guilens.device.sim.core import App, Ctx
-from guilens.device.sim.kit import Label, View
+from guilens.device.sim.kit import Label, Scroll, View
 
+__all__ = ["SORTS", "CartItem", "CatalogueProduct", "Order", "Product", "Review", "Shop", "ShopSearch", "ShopState",
+           "SortKey", "default_catalogue", "search_products", "slug"]
 
-class Review(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    author: str
-    rating: int = Field(ge=1, le=5)
-    text: str
-
-
-class Product(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    id: str
-    name: str
-    brand: str
-    price: float = Field(ge=0)
-    category: str = ""
-    rating: float = Field(default=0.0, ge=0, le=5)
-    review_count: int = Field(default=0, ge=0)
-    sizes: list[str] = []
-    colors: list[str] = []
-    specs: dict[str, str] = {}
-    reviews: list[Review] = []
-    description: str = ""
-    keywords: list[str] = []
-    in_stock: bool = True
-
-
-class CartItem(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    product_id: str
-    quantity: int = Field(default=1, ge=1)
-    size: str = ""
-    color: str = ""
-
-
-class Order(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    id: int
-    items: list[CartItem]
-    total: float
-    placed: datetime
-
-
-SortKey = Literal["relevance", "price_asc", "price_desc", "rating", "reviews"]
-SORTS: dict[SortKey, str] = {
-    "relevance": "Relevance", "price_asc": "Price: low to high", "price_desc": "Price: high to low",
-    "rating": "Customer rating", "reviews": "Most reviews",
-}
-
-
-class ShopSearch(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    query: str = ""
-    brands: list[str] = []
-    sizes: list[str] = []
-    colors: list[str] = []
-    price_min: float | None = None
-    price_max: float | None = None
-    sort: SortKey = "relevance"
-
-
-class ShopState(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    products: list[Product] = Field(default_factory=lambda: [Product(**p) for p in default_products()])
-    cart: list[CartItem] = []
-    orders: list[Order] = []
-    search: ShopSearch = Field(default_factory=ShopSearch)
-    """The search on screen: what the last query and filter choices were."""
-    history: list[str] = []
-    """Past queries, newest first."""
-
-    @model_validator(mode="after")
-    def _known_products(self) -> ShopState:
-        ids = {p.id for p in self.products}
-        if len(ids) != len(self.products):
-            raise ValueError("product ids must be unique")
-        for item in self.cart:
-            if item.product_id not in ids:
-                raise ValueError(f"cart item {item.product_id!r} is not a product id")
-        return self
-
-    def product(self, pid: str) -> Product | None:
-        return next((p for p in self.products if p.id == pid), None)
-
-
-_STOP = {"for", "with", "the", "a", "an", "and", "of", "in", "on", "to", "my", "me", "find", "search"}
-_WORD = re.compile(r"[a-z0-9]+(?:\.[0-9]+)?")
-
-
-def _stem(w: str) -> str:
-    if w.endswith("'s"):
-        w = w[:-2]
-    if len(w) > 3 and w.endswith("s") and not w.endswith("ss"):
-        w = w[:-1]
-    return w
-
-
-def _words(text: str) -> set[str]:
-    return {_stem(w) for w in _WORD.findall(text.lower().replace("'s", "").replace("-", " "))}
-
-
-def _haystack(p: Product) -> frozenset[str]:
-    return _haystack_of(" ".join([p.name, p.brand, p.category, p.description, *p.keywords, *p.colors]))
-
-
-@lru_cache(maxsize=4096)
-def _haystack_of(text: str) -> frozenset[str]:
-    return frozenset(_words(text))
+PAGE_SIZE = 10
+"""Products per page of results: a page at a time, as shopping apps load them."""
 
 
 def search_products(st: ShopState, s: ShopSearch) -> list[Product]:
-    """Matches for the query (all words, else best partial), narrowed by filters, then sorted."""
-    terms = [w for w in (_stem(x) for x in _WORD.findall(s.query.lower().replace("'s", "").replace("-", " ")))
-             if w not in _STOP]
-    scored: list[tuple[int, int, Product]] = []
-    for i, p in enumerate(st.products):
-        hay = _haystack(p)
-        hits = sum(1 for t in terms if t in hay)
-        scored.append((hits, i, p))
-    if terms:
-        full = [x for x in scored if x[0] == len(terms)]
-        pool = full or [x for x in scored if x[0] * 2 >= len(terms) and x[0] > 0]
-        pool.sort(key=lambda x: (-x[0], x[1]))
-    else:
-        pool = scored
-    out = [p for _, _, p in pool]
-    if s.brands:
-        out = [p for p in out if p.brand in s.brands]
-    if s.sizes:
-        out = [p for p in out if set(p.sizes) & set(s.sizes)]
-    if s.colors:
-        out = [p for p in out if {c.casefold() for c in p.colors} & {c.casefold() for c in s.colors}]
-    if s.price_min is not None:
-        out = [p for p in out if p.price >= s.price_min]
-    if s.price_max is not None:
-        out = [p for p in out if p.price <= s.price_max]
-    key = {"price_asc": lambda p: p.price, "price_desc": lambda p: -p.price, "rating": lambda p: -p.rating,
-           "reviews": lambda p: -p.review_count}.get(s.sort)
-    return sorted(out, key=key) if key else out
+    """The products on sale matching every word of the query, narrowed by the filters, then sorted."""
+    return refine(matches(st.shelf(), s.query), s)
 
 
 def _unfiltered(st: ShopState) -> list[Product]:
-    return search_products(st, ShopSearch(query=st.search.query))
+    return matches(st.shelf(), st.search.query)
 
 
 def slug(s: str) -> str:
@@ -209,7 +88,12 @@ class Shop(ShopPages, App):
         if ctx.route.screen == "results":
             ctx.route.fields["search_box"] = q
             ctx.route.scroll.clear()
+            ctx.route.params.pop("page", None)
         else:
+            # The query moves to the results page's box; the home page's box is empty again when one
+            # comes back to it (as in shopping apps), so a new search there starts from nothing.
+            ctx.route.fields["search_box"] = ""
+            ctx.route.focus = None
             ctx.push("results", fields={"search_box": q})
         return f"searched for {q!r}: {n} result{'' if n == 1 else 's'}"
 
@@ -222,7 +106,8 @@ class Shop(ShopPages, App):
         views += self._search_box(ctx, top + u(16))
         col = ui.Column(u(40), top + u(190), ctx.w - u(40))
         items: list[View] = [ui.section(ctx, col, "Categories")]
-        cats = list(dict.fromkeys(p.category for p in st.products if p.category))
+        shelf = st.shelf()
+        cats = list(dict.fromkeys(p.category for p in shelf if p.category))
         items += ui.chips(ctx, col, [(c, f"category_{slug(c)}", False, partial(self._run_search, ctx, c))
                                      for c in cats])
         if st.history:
@@ -233,7 +118,7 @@ class Shop(ShopPages, App):
                                     lead=lambda c, lr: icons.history(c, lr, t.sub)))
         items.append(ui.section(ctx, col, "Top picks"))
         cw = (col.x2 - col.x1 - u(30)) // 2
-        for i, p in enumerate(st.products[:6]):
+        for i, p in enumerate(shelf[:6]):
             x = col.x1 + (i % 2) * (cw + u(30))
             y = col.y + (i // 2) * u(560)
             card = View((x, y, x + cw, y + u(530)), fill=t.card, radius=u(36), rid="pick",
@@ -245,7 +130,7 @@ class Shop(ShopPages, App):
             card.add(Label((x + u(30), y + u(440), x + cw - u(30), y + u(510)), ui.money(p.price), u(44),
                            t.accent, rid="pick_price", bold=True))
             items.append(card)
-        col.y += ((min(6, len(st.products)) + 1) // 2) * u(560)
+        col.y += ((min(6, len(shelf)) + 1) // 2) * u(560)
         views.append(ui.scroll(ctx, (0, top + u(176), ctx.w, ctx.bottom), "home", items))
         return views
 
@@ -271,13 +156,46 @@ class Shop(ShopPages, App):
         views.append(Label((u(48), y + u(130), ctx.w - u(48), y + u(200)), summary, u(36), t.sub,
                            rid="result_count"))
         col = ui.Column(u(40), y + u(220), ctx.w - u(40))
-        items: list[View] = []
-        for p in found:
-            items.append(self.product_card(ctx, col.next(u(330), u(24)), p))
+        pages = max(1, -(-len(found) // PAGE_SIZE))
+        page = min(pages, max(1, int(ctx.route.params.get("page", 1))))
+        shown = found[:page * PAGE_SIZE]
+        items: list[View] = [self.product_card(ctx, col.next(u(330), u(24)), p) for p in shown]
         if not found:
-            items.append(ui.empty(ctx, col.next(u(300)), "No products match. Try other words or fewer filters."))
-        views.append(ui.scroll(ctx, (0, y + u(210), ctx.w, ctx.bottom), "results", items))
+            items.append(ui.empty(ctx, col.next(u(300)), f"No results for “{s.query}”. Check the spelling, "
+                                  "use fewer words or remove filters."))
+        else:
+            items.append(Label(col.next(u(70), u(10)), f"Page {page} of {pages} · {len(shown)} of {len(found)} shown",
+                               u(34), t.sub, align="center", rid="results_page"))
+            if page < pages:
+                items.append(ui.button(ctx, col.next(u(120), u(20)), "Load more", "load_more",
+                                       partial(self._more, ctx, len(found)), style="outline"))
+        col.skip(u(40))
+        items.append(View((0, col.y - 2, 1, col.y)))
+        views.append(self._results_list(ctx, (0, y + u(210), ctx.w, ctx.bottom), items, len(found)))
         return views
+
+    def _more(self, ctx: Ctx, total: int) -> str:
+        """Show the next page of results below the ones on screen."""
+        pages = max(1, -(-total // PAGE_SIZE))
+        page = int(ctx.route.params.get("page", 1))
+        if page >= pages:
+            return f"no more results: all {total} are shown"
+        ctx.route.params["page"] = page + 1
+        shown = min(total, (page + 1) * PAGE_SIZE)
+        return f"loaded more results: page {page + 1} of {pages}, {shown} of {total} shown"
+
+    def _results_list(self, ctx: Ctx, r: tuple[int, int, int, int], items: list[View], total: int) -> Scroll:
+        """The results' scrolling list; scrolling on past its end loads the next page (infinite scroll)."""
+        route = ctx.route
+        more = partial(self._more, ctx, total)
+
+        def on_scroll(new: int, moved: int) -> str:
+            route.scroll["results"] = new
+            if moved == 0:
+                return "already at the " + ("top" if new == 0 else "end")
+            return "scrolled " + ("down" if moved > 0 else "up")
+
+        return _PagedScroll(r, "results", route.scroll.get("results", 0), items, on_scroll=on_scroll, on_end=more)
 
     def product_card(self, ctx: Ctx, r: tuple[int, int, int, int], p: Product) -> View:
         u = ctx.u
@@ -304,6 +222,7 @@ class Shop(ShopPages, App):
             st.search.sort = key
             ctx.close_dialog()
             ctx.route.scroll.clear()
+            ctx.route.params.pop("page", None)
             return f"sorted by {SORTS[key].lower()}"
 
         items = [(v, f"sort_{k}", lambda k=k: pick(k)) for k, v in SORTS.items()]
@@ -372,6 +291,7 @@ class Shop(ShopPages, App):
         st.search = self._with_prices(ctx)
         ctx.pop()
         ctx.route.scroll.clear()
+        ctx.route.params.pop("page", None)
         n = len(search_products(st, st.search))
         return f"applied filters: {n} result{'' if n == 1 else 's'}"
 
@@ -404,3 +324,16 @@ def _sizes(values: set[str]) -> list[str]:
     order = ["XS", "S", "M", "L", "XL", "XXL"]
     return sorted(values, key=lambda v: (0, float(v), "") if v.replace(".", "").isdigit()
                   else (1, order.index(v) if v in order else 99, v))
+
+
+class _PagedScroll(Scroll):
+    """A results list that loads the next page when scrolled on past its end, as infinite scroll does."""
+
+    def __init__(self, *args: object, on_end: Callable[[], str], **kw: object) -> None:
+        super().__init__(*args, **kw)  # type: ignore[arg-type]
+        self.on_end = on_end
+
+    def scroll_by(self, dy: int) -> str:
+        if dy > 0 and self.offset >= self.max_offset:
+            return self.on_end()
+        return super().scroll_by(dy)

@@ -1,13 +1,22 @@
 """The shop's default catalogue, used when a setup does not give `apps.shop.products`.
 
-Modelled on the MemGUI-Bench and ScenDroid shopping tasks (running shoes by
-brand and size, ALDO in black, Sony headphones and a Logitech mouse, a green
-folding patio table), with fixed prices, ratings and reviews.
+The first 21 rows are modelled on the MemGUI-Bench and ScenDroid shopping tasks (running shoes
+by brand and size, ALDO in black, Sony headphones and a Logitech mouse, a green folding patio
+table), with fixed prices, ratings and reviews; the built-in packs read them, so they stay as
+they are and first. The rest, about 300 products over eleven categories, is expanded from the
+fixed tables of `guilens.device.sim.data.catalogue`.
+
+`default_products()` is the one public source of the full default catalogue (a fresh list of
+dicts each call); the shop's state holds only what differs from it (see `apps.shop.ShopState`).
 """
 
 from __future__ import annotations
 
+import copy
+from functools import cache
 from typing import Any
+
+from guilens.device.sim.data.catalogue import catalogue_rows
 
 _SHOE_SIZES = ["7", "8", "9", "10", "11", "12"]
 
@@ -89,6 +98,12 @@ _REVIEWS = [
 
 
 def default_products() -> list[dict[str, Any]]:
+    """The full default catalogue as product dicts (the shape of `apps.shop.Product`), in shelf order."""
+    return copy.deepcopy(_catalogue())
+
+
+@cache
+def _catalogue() -> list[dict[str, Any]]:
     out = []
     for i, (pid, name, brand, cat, price, rating, count, sizes, colors, specs, desc, kw) in enumerate(_ROWS):
         reviews = [
@@ -100,4 +115,4 @@ def default_products() -> list[dict[str, Any]]:
             "review_count": count, "sizes": list(sizes), "colors": list(colors), "specs": dict(specs),
             "description": desc, "keywords": list(kw), "reviews": reviews,
         })
-    return out
+    return out + catalogue_rows(len(_ROWS) + 1)

@@ -7,14 +7,13 @@ from typing import TYPE_CHECKING, Any
 
 import guilens.device.sim.icons as icons
 import guilens.device.sim.ui as ui
+from guilens.device.sim.apps.shop_state import CartItem, Order, Product, ShopState
 from guilens.device.sim.core import Ctx
 from guilens.device.sim.kit import Canvas, Label, View, mix
 
-if TYPE_CHECKING:
-    from guilens.device.sim.apps.shop import Product, ShopState
-
 _CAT_ICON = {"Shoes": icons.walk, "Electronics": icons.grid, "Home": icons.pin, "Clothing": icons.person,
-             "Bags": icons.bag}
+             "Bags": icons.bag, "Kitchen": icons.clock, "Books": icons.note, "Toys": icons.star, "Sports": icons.bus,
+             "Beauty": icons.sun, "Grocery": icons.cart}
 _SWATCH = {"black": (40, 40, 44), "white": (236, 236, 236), "blue": (40, 100, 200), "red": (200, 50, 50),
            "green": (60, 140, 80), "grey": (140, 140, 150), "brown": (120, 80, 50), "pink": (230, 130, 170),
            "silver": (190, 190, 200), "navy": (30, 40, 90), "tan": (200, 160, 110), "beige": (220, 200, 170)}
@@ -140,8 +139,6 @@ class ShopPages:
         return views
 
     def _add(self, ctx: Ctx, p: Product) -> str:
-        from guilens.device.sim.apps.shop import CartItem
-
         params = ctx.route.params
         if p.sizes and not params.get("size"):
             ctx.toast("Choose a size first")
@@ -217,8 +214,6 @@ class ShopPages:
         return f"quantity is now {item.quantity}"
 
     def dialog_checkout(self, ctx: Ctx, spec: dict[str, Any]) -> View | None:
-        from guilens.device.sim.apps.shop import Order
-
         st: ShopState = ctx.state
         total = cart_total(st)
 
