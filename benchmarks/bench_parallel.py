@@ -79,15 +79,14 @@ def run_once(way: str, target: str, level: str, tasks: int | None, out: Path) ->
     if way == "one":
         devices = ["sim"]
     elif way == "processes":
+        from guilens.run.workers import warm_hosts
+
         devices = ["sim", "sim"]
+        warm_hosts(devices)  # as `guilens run` does: the fork server starts while the run is planned
     else:
         from guilens.device.sim import SimDevice
 
         devices = [SimDevice(), SimDevice()]
-    if way == "processes":  # as `guilens run` does: the fork server starts while the run is planned
-        from guilens.run.workers import warm_hosts
-
-        warm_hosts(devices)
     plan = plan_run(target, agent="oracle", devices=devices, user="oracle", level=level, out=out,
                     settings=Settings(), check_agent=False)
     if tasks is not None:

@@ -106,11 +106,14 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
-def outcome_bits(ep: Episode, answer_width: int = 40) -> list[str]:
-    """The facts of a finished attempt: steps, milestones, user turns, answer, dollars, time."""
+def outcome_bits(ep: Episode, answer_width: int = 40, milestones: str | None = None) -> list[str]:
+    """The facts of a finished attempt: steps, milestones, user turns, answer, dollars, time.
+
+    `milestones`: the count as the task's checklist reads it (`milestones 8/8`, an alternatives
+    item once), where the caller knows the task; else the episode's own count of every milestone."""
     bits = [_plural(ep.steps, "step")]
     if ep.milestones_total:
-        bits.append(f"milestones {len(ep.milestones)}/{ep.milestones_total}")
+        bits.append(milestones or f"milestones {len(ep.milestones)}/{ep.milestones_total}")
     if ep.user_turns:
         bits.append(_plural(ep.user_turns, "user turn"))
     if ep.final_answer:

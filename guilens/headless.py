@@ -282,10 +282,9 @@ class HeadlessObserver:
 
     def on_attempt_finished(self, episode: Episode) -> None:
         ep = episode
-        bits = outcome_bits(ep)
         found = self._task_of(ep) if ep.milestones_total else None
-        if found is not None:  # the episode counts every milestone of every path; count the checklist
-            bits = [milestones_text(found[1], ep) if b.startswith("milestones ") else b for b in bits]
+        # the episode counts every milestone of every path; the task's checklist counts as ATP does
+        bits = outcome_bits(ep, milestones=milestones_text(found[1], ep) if found is not None else None)
         self._print(f"■ {self._tag(ep)} {ep.status} · " + " · ".join(bits), _STATUS_STYLE.get(ep.status, "bold"))
         if ep.error and ep.status != "success":
             self._print(f"  {short(ep.error, 160)}", "dim")

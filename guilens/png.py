@@ -183,9 +183,8 @@ def _bands_of(img: Image.Image, size: int) -> Iterator[bytes]:
     Straight from Pillow's raw encoder, a band per call, rather than slicing `tobytes()`:
     that builds the whole 7.8 MB frame first (fresh pages to fault in, per frame and per
     encoder thread) and is then copied again band by band; this is a quarter faster and
-    holds one band at a time. `Image._getencoder` is private but unchanged for a decade
-    (`guilens.device.process_host` reads frames the same way); a Pillow without it gets
-    `tobytes`.
+    holds one band at a time. `Image._getencoder` is private but unchanged for a decade; a
+    Pillow without it gets `tobytes`.
     """
     try:
         enc = Image._getencoder(img.mode, "raw", (img.mode,))

@@ -132,9 +132,9 @@ class Recorder:
         self._pool = encoder_pool()
         self._encoder = FrameEncoder()
         self._ahead: list[tuple[Image.Image, Future[bytes]]] = []
+        """Screens being encoded since they were seen, before a step names them (`encode_ahead`)."""
         self._last: tuple[Image.Image, Future[bytes]] | None = None
         """The screen last handed over with its PNG: handed over again, it is not encoded again."""
-        """Screens being encoded since they were seen, before a step names them (`encode_ahead`)."""
         self._made: set[Path] = set()
         """Folders the writer has made (`ui/`): checked once, not at every step."""
         self._writer = threading.Thread(target=self._drain, name=f"recorder-{self.dir.name}", daemon=True)

@@ -193,9 +193,8 @@ class OracleAgent:
             return None
         if found is not None and found.kind == "crash":
             skip_to_crash_recovery(self.player)  # the golden path expected this crash later: its own recovery
-        if found is None:
-            if self._reopen is None:
-                return None
+        if found is None:  # the crash cleared: the app it threw out of opens again
+            assert self._reopen is not None  # (returned above otherwise)
             app, self._reopen = self._reopen, None
             self._last = f"open {app}"
             return AgentStep(action=OpenApp(app=app), thought=f"Back to {app}, to do again what the crash lost.",
@@ -216,7 +215,7 @@ class OracleAgent:
                                      "again, so I stop.", f"{crashed} crashed before the plan began",
                                      "give up: crashed before the plan began", result)
             index, self._reopen = where
-            self._replay_until = max(self._replay_until or 0, self.player._pos)
+            self._replay_until = max(self._replay_until or 0, self.player.position)
             rewind(self.player, index)
             self._played = [p for p in self._played if p[0] < index]
         self._last = f"clear the {found.kind}: tap {found.label!r}"

@@ -121,13 +121,9 @@ def after_crash(played: list[tuple[int, str, bool]], app: str) -> tuple[int, str
 
 
 def rewind(player: Any, index: int) -> None:
-    """Set a `ReferencePlayer` back so that reference step `index` is the next it plays.
-
-    It moves the player's position (`_pos`) directly: the player has no public rewind, and a crash
-    is the one time a plan must go back rather than on.
-    """
-    player._pos = index
-    player.done = False
+    """Set a `ReferencePlayer` back so that reference step `index` is the next it plays: a crash is
+    the one time a plan must go back rather than on."""
+    player.seek(index)
 
 
 CONTROLS = {
@@ -156,11 +152,11 @@ def skip_to_crash_recovery(player: Any) -> bool:
     from guilens.scenarios.spec_reference import OpenStep
 
     steps = player.task.reference
-    for i in range(player._pos, len(steps)):
+    for i in range(player.position, len(steps)):
         if isinstance(steps[i], OpenStep):
             return False
         if control_kind(steps[i]) == "crash":
-            player._pos = i
+            player.seek(i)
             return True
     return False
 
@@ -169,8 +165,8 @@ def skip_unneeded_recovery(player: Any) -> bool:
     """When the golden path's next step clears an anomaly that is not on screen (it came earlier, and
     was cleared already): step over it. False when the next step is no such step."""
     steps = player.task.reference
-    i = player._pos
+    i = player.position
     if i < len(steps) and control_kind(steps[i]) is not None:
-        player._pos = i + 1
+        player.seek(i + 1)
         return True
     return False

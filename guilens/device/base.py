@@ -124,8 +124,7 @@ class Device(Protocol):
 
 def readonly_view(img: Image.Image) -> Image.Image:
     """The cached screen as a copy-on-write view: no 8 MB copy per observation, and a caller that
-    draws on it (ImageDraw, paste, putpixel) gets its own copy instead of changing the next frame.
-    A hosted device's last frame is handed out the same way (`guilens.device.process_host`)."""
+    draws on it (ImageDraw, paste, putpixel) gets its own copy instead of changing the next frame."""
     try:
         view = img._new(img.im)
         view.readonly = 1

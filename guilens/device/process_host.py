@@ -155,10 +155,6 @@ class ProcessHost:
             self._conn.close()
             self._last = None
 
-    def alive(self) -> bool:
-        """The child process still runs (it may still be making its device)."""
-        return not self._closed and self._lost is None and self._proc.is_alive()
-
     # -- replies ---------------------------------------------------------------------------------------
     def _receive(self) -> Any:
         reply = self._conn.recv()

@@ -91,14 +91,9 @@ def _map_milestones(milestones: list[dict[str, Any]], fn: Any) -> list[dict[str,
 
 def taken_paths(task: Task, reached: dict[str, int]) -> dict[str, str]:
     """Alternatives item id -> the path that completed it, by the steps its milestones were reached at."""
-    from guilens.scenarios.milestones import SubTask, path_taken
+    from guilens.scenarios.milestones import checklist, path_taken
 
-    out: dict[str, str] = {}
-    for a in task.alternatives():
-        taken = path_taken(SubTask(a.id, {p.id: tuple(m.id for m in p.milestones) for p in a.any_of}), reached)
-        if taken is not None:
-            out[a.id] = taken
-    return out
+    return {s.id: p for s in checklist(task) if s.paths and (p := path_taken(s, reached)) is not None}
 
 
 def untaken(task: Task, taken: dict[str, str]) -> set[str]:

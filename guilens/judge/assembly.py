@@ -31,15 +31,16 @@ def final_milestones(ev: Evidence, judged: dict[str, MilestoneState]) -> tuple[l
     else:
         ordered = [MilestoneState(id=h.id, text=h.text, reached=True, step=h.step, screen=h.step + 1, by="live")
                    for h in ep.milestones]
-    known = [s for s in ordered if s.reached is not None]
-    progress = (sum(1 for s in ordered if s.reached) / len(ordered)) if ordered and len(known) == len(ordered) else None
-    if ev.task is not None and ev.task.alternatives():
-        # ATP's reading: an alternatives node counts once, complete by any one path
+    if ev.task is not None:
+        # ATP's reading, over the task's checklist: an alternatives node counts once, complete by any one path
         from guilens.scenarios.milestones import checklist, sub_task_reached
 
         got = {s.id: s.reached for s in ordered}
         subs = [sub_task_reached(sub, lambda m: got.get(m)) for sub in checklist(ev.task)]
         progress = sum(1 for x in subs if x) / len(subs) if subs and None not in subs else None
+    else:
+        known = [s for s in ordered if s.reached is not None]
+        progress = (sum(1 for s in ordered if s.reached) / len(ordered)) if ordered and len(known) == len(ordered) else None
     return ordered, progress
 
 

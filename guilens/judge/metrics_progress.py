@@ -149,16 +149,22 @@ def selected_path(r: EpisodeRecord, done: set[str] | None = None) -> list[Milest
     return out
 
 
+def _process_term(r: EpisodeRecord, flexible_only: bool) -> float | None:
+    """One attempt's completed / total milestones of P* (`selected_path`), dependencies enforced,
+    flexible ones only for PPR; None when there are none to count."""
+    done = _completed_with_dependencies(r)
+    pool = [m for m in selected_path(r, done) if m.flexible or not flexible_only]
+    return sum(1 for m in pool if m.id in done) / len(pool) if pool else None
+
+
 def _pspa_ratio(records: Iterable[EpisodeRecord], flexible_only: bool) -> Metric:
     values = []
     for r in first_attempts(records):
         if not _known_milestones(r):
             continue
-        done = _completed_with_dependencies(r)
-        pool = [m for m in selected_path(r, done) if m.flexible or not flexible_only]
-        if not pool:
-            continue
-        values.append(sum(1 for m in pool if m.id in done) / len(pool))
+        term = _process_term(r, flexible_only)
+        if term is not None:
+            values.append(term)
     kind = "flexible milestones" if flexible_only else "milestones"
     return mean_metric(values, f"tasks with {kind}", f"no task with judged {kind}")
 
@@ -166,9 +172,8 @@ def _pspa_ratio(records: Iterable[EpisodeRecord], flexible_only: bool) -> Metric
 def attempt_process_ratio(r: EpisodeRecord) -> float:
     """One attempt's APR term: completed / total milestones of P* (`selected_path`), dependencies
     enforced. Where ATP counts an alternatives node once, APR counts the milestones of its best path."""
-    done = _completed_with_dependencies(r)
-    pool = selected_path(r, done)
-    return sum(1 for m in pool if m.id in done) / len(pool) if pool else 1.0
+    term = _process_term(r, flexible_only=False)
+    return 1.0 if term is None else term
 
 
 def process_ratio(records: Iterable[EpisodeRecord]) -> Metric:

@@ -69,7 +69,7 @@ class AnomalyNotes:
                 out.append(StepAnomaly(kind=str(a["kind"]), event="appeared", app=str(a.get("app") or ""),
                                        source=str(a.get("source") or "")))
         for i, a in _log(after).items():
-            if a.get("resolved") is not None and (seen.get(i) or {}).get("resolved") is None and i in seen:
+            if a.get("resolved") is not None and i in seen and seen[i].get("resolved") is None:
                 out.append(StepAnomaly(kind=str(a["kind"]), event="resolved", app=str(a.get("app") or ""),
                                        source=str(a.get("source") or ""), how=str(a["resolved"])))
         return out

@@ -267,7 +267,7 @@ class Runner(SequenceMixin, RerunMixin):
                 self.phones.set_up(device, worker.label, f"setting up {task.id}", set_up)
             except DeviceLost as err:  # a host gone at once (no wait marked it): it takes no more tasks
                 self.phones.mark_lost(worker.label, err)
-                if self._can_move(worker) and self._move(worker, task, n, result, err, recorded=False):
+                if self._move(worker, task, n, result, err, recorded=False):
                     return result
                 self._gave_up = True
                 self._record_unrun(result, task, n, "error", f"device: setting up the task failed: {err}",
@@ -301,7 +301,7 @@ class Runner(SequenceMixin, RerunMixin):
                 raise runner.fault
             if runner.lost is not None:
                 self.phones.mark_lost(worker.label, runner.lost)
-                if self._can_move(worker) and self._move(worker, task, n, result, runner.lost, recorded=True):
+                if self._move(worker, task, n, result, runner.lost, recorded=True):
                     return result  # not closed: the phone that takes it up closes it
                 self._gave_up = True
                 self._after_attempt(result, outcome, stream, n)

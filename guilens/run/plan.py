@@ -223,13 +223,14 @@ def plan_run(
             f"--level {level}: task {missing[0]!r} of {scenario.id!r} has no {level} instruction (it has {have})"
             + (f"; {len(missing) - 1} more tasks lack it too" if len(missing) > 1 else "")
         )
-    real = [d for d in specs if not (isinstance(d, str) and d.strip() == "sim") and not _is_sim(d)]
+    from guilens.run.workers import is_sim_spec
+
+    real = [d for d in specs if not is_sim_spec(d) and not _is_sim(d)]
+    shown = (real[0] if isinstance(real[0], str) else getattr(real[0], "name", "that device")) if real else ""
     if settings.anomalies > 0 and real:
-        shown = real[0] if isinstance(real[0], str) else getattr(real[0], "name", "that device")
         raise PlanError(f"--anomalies {settings.anomalies:g}: guilens draws anomalies on the simulated phone only; "
                         f"it cannot draw over a real app on {shown} (use --device sim)")
     if scenario.device == "sim" and real:
-        shown = real[0] if isinstance(real[0], str) else getattr(real[0], "name", "that device")
         raise PlanError(
             f"scenario {scenario.id!r} is for the simulated phone (its checks read the sim's app state); "
             f"run it with --device sim, not {shown}"

@@ -156,6 +156,8 @@ class RerunMixin:
               recorded: bool) -> bool:
         """Hand attempt `n` of `task`, cut by `worker`'s lost phone, to another phone: what it recorded
         is set aside (`recorded`), run.json notes it. False if it cannot be (then it stays the result)."""
+        if not self._can_move(worker):
+            return False
         assert self.record is not None and self._todo is not None
         kept = ""
         if recorded:

@@ -85,9 +85,14 @@ def _open(plan: RunPlan, spec: Any, host: Any = None) -> tuple[Device, bool]:
     return open_device(spec), True
 
 
+def is_sim_spec(device: Any) -> bool:
+    """A device given as the spec `sim` (not an open device): the runner makes the sim itself."""
+    return isinstance(device, str) and device.strip() == "sim"
+
+
 def hosted(devices: list[Any]) -> bool:
     """The run will put its sims in processes of their own: it has several devices, one a sim spec."""
-    return len(devices) > 1 and any(isinstance(d, str) and d.strip() == "sim" for d in devices)
+    return len(devices) > 1 and any(is_sim_spec(d) for d in devices)
 
 
 def warm_hosts(devices: list[Any]) -> None:
@@ -112,7 +117,7 @@ def _start_hosts(plan: RunPlan) -> list[Any]:
     s = plan.settings
     try:
         for i, spec in enumerate(plan.devices):
-            if isinstance(spec, str) and spec.strip() == "sim":
+            if is_sim_spec(spec):
                 hosts[i] = ProcessHost(SimDevice, width=s.screen_width, height=s.screen_height)
     except BaseException:
         for h in hosts:

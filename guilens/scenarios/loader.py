@@ -177,7 +177,7 @@ def load_scenario(path: str | Path) -> Scenario:
 
 
 _LOADED_MAX = 64
-"""Scenario files kept per process (the built-in packs are three); the oldest goes first."""
+"""Scenario files kept per process (the built-in packs are seven); the oldest goes first."""
 _loaded: dict[tuple[str, str], Scenario] = {}
 """Files validated in this process, by resolved path and text."""
 _recalled: dict[tuple[str, str], Scenario] = {}
@@ -201,8 +201,8 @@ def _load_builtin_file(p: Path) -> Scenario:
     """A built-in pack: from this process, else from the cache across processes, else read and validated.
 
     Only the packs shipped with guilens go through the cache across processes: they are what
-    `scenarios list`, `show` and the home screen read on every start, and there are three, so
-    the cache stays three small files. `validate` never takes a pack from it (`validate_paths`).
+    `scenarios list`, `show` and the home screen read on every start, and there are seven, so
+    the cache stays seven small files. `validate` never takes a pack from it (`validate_paths`).
     """
     text = _read(p)
     key = (str(p.resolve()), text)

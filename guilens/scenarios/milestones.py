@@ -63,7 +63,7 @@ def sub_task_reached(sub: SubTask, reached: Callable[[str], bool | None]) -> boo
 
 def path_taken(sub: SubTask, reached: Mapping[str, int]) -> str | None:
     """The path that completed an alternatives sub-task, given each reached milestone's step: the
-    first path to complete, at a tie the first listed (as `MilestoneTracker` settles it); None while
+    first path to complete, at a tie the first listed (what `MilestoneTracker` records); None while
     no path is complete. Views that hold only the steps (a replay, the TUI panel) read it here."""
     done = [(max((reached[m] for m in ms), default=0), i, pid) for i, (pid, ms) in enumerate(sub.paths.items())
             if all(m in reached for m in ms)]
@@ -136,6 +136,7 @@ class MilestoneTracker:
         self._unordered = [isinstance(it, MilestoneGroup) for it in self._task.milestones]
         self._where = {m.id: (a.id, p.id) for a in self._task.alternatives() for p in a.any_of for m in p.milestones}
         self._checklist = checklist(self._task)
+        self._subs = {s.id: s for s in self._checklist if s.paths}
 
     @property
     def milestones(self) -> list[Milestone]:
@@ -187,14 +188,14 @@ class MilestoneTracker:
             new.append(m)
 
     def _settle(self, alt: MilestoneAlternatives, step: int) -> None:
-        """Record the path that completed `alt` (the first to complete; at a tie, the first listed)."""
+        """Record the path that completed `alt` (`path_taken`: the first to complete; at a tie, the first listed)."""
         if alt.id in self.chosen:
             return
-        done = [p for p in alt.any_of if all(m.id in self.reached for m in p.milestones)]
-        if done:
-            best = min(done, key=lambda p: max(self.reached[m.id] for m in p.milestones))
-            self.chosen[alt.id] = best.id
-            self.completed_at[alt.id] = max(step, max(self.reached[m.id] for m in best.milestones))
+        sub = self._subs[alt.id]
+        pid = path_taken(sub, self.reached)
+        if pid is not None:
+            self.chosen[alt.id] = pid
+            self.completed_at[alt.id] = max(step, max(self.reached[m] for m in sub.paths[pid]))
 
     def update(self, ctx: CheckContext, step: int) -> list[Milestone]:
         """Evaluate the milestones that can be reached now; return those reached at `step`, in order."""

@@ -1,7 +1,7 @@
 """The built-in packs' parsed YAML, kept across processes in the cache dir (`<cache_dir>/scenarios/`).
 
-Why: `guilens scenarios list` (and `show`, and the home screen) read the three built-in packs on every
-start. Parsing them takes about 25 ms, and checking them against the simulated phone (its apps, their
+Why: `guilens scenarios list` (and `show`, and the home screen) read the seven built-in packs on every
+start. Parsing them takes about 90 ms (`benchmarks/bench_startup.py`), and checking them against the simulated phone (its apps, their
 state models) imports the whole sim, Pillow included: about 50 ms more, of a command that should take
 under 300. Once a pack has passed every check, its parsed data is kept here; the next process rebuilds
 the `Scenario` from it with the pydantic model alone (3 ms), and never imports the sim to list it.
@@ -11,7 +11,7 @@ pack's text and path, of every guilens module's mtime and size (a checkout being
 Python, pydantic and PyYAML versions. A pack with problems is never kept, so its problems are always
 found again, with their lines; `guilens scenarios validate` never reads the cache.
 
-One file per pack, overwritten in place: the cache holds three small files whatever happens. A cache
+One file per pack, overwritten in place: the cache holds one small file per built-in pack whatever happens. A cache
 that cannot be read, parsed or written is a miss, never an error. The entries are pickles of the
 parsed YAML (dicts, lists, strings, numbers, dates: a YAML safe load's types, dates included, which
 JSON would turn into strings), read back by an unpickler that refuses every class but those, so an

@@ -129,6 +129,18 @@ class ReferencePlayer:
     def steps_total(self) -> int:
         return sum(1 for s in self.task.reference if step_runs_at(s, self.level))
 
+    @property
+    def position(self) -> int:
+        """The index (in `task.reference`) of the step played next."""
+        return self._pos
+
+    def seek(self, index: int) -> None:
+        """Make reference step `index` the next one played: back, when a crash undid what the steps
+        since the app opened did; on, past a step that clears an anomaly already cleared
+        (`guilens.agents.recovery`)."""
+        self._pos = index
+        self.done = False
+
     def answered(self, text: str) -> None:
         """Give the user's answer to the last `ask`."""
         if self._pending_slot:

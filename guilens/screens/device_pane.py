@@ -241,8 +241,7 @@ class DevicePane(TabPane):
         where = self.episode_dir if ran else (self.dir_lookup(ep) if self.dir_lookup else None)
         self.episode = ep
         self.runner_state = "finished"
-        view = self.query_one(MilestoneView)
-        self.trace.add(Outcome(ep, f"milestones {view.done}/{view.total}" if view.total else None))
+        self.trace.add(Outcome(ep, self.query_one(MilestoneView).count_text))
         self.status.outcome = ep.status
         self.status.ended = time.monotonic()
         if ep.cost_usd:
@@ -252,6 +251,5 @@ class DevicePane(TabPane):
         return where
 
     def _update_milestone_title(self) -> None:
-        view = self.query_one(MilestoneView)
-        total = view.total  # the checklist's count: an alternatives item once
-        self.query_one("#milestones-box").border_title = f"milestones {view.done}/{total}" if total else "milestones"
+        # the checklist's count: an alternatives item once
+        self.query_one("#milestones-box").border_title = self.query_one(MilestoneView).count_text or "milestones"

@@ -122,10 +122,10 @@ def replay_tui(path: Path | str, *, renderer: str | None = None, settings: Any =
     from guilens.screens.app import GuilensApp
     from guilens.screens.replay_screen import ReplayScreen
 
-    EpisodeReader(path)  # a bad directory is a one-line error before the terminal changes
+    reader = EpisodeReader(path)  # a bad directory is a one-line error before the terminal changes
     settings = settings if settings is not None else load_settings()
     chosen = pick_renderer(renderer, settings)
-    GuilensApp(lambda: ReplayScreen(path, renderer=chosen, settings=settings), renderer=chosen,
+    GuilensApp(lambda: ReplayScreen(path, renderer=chosen, settings=settings, reader=reader), renderer=chosen,
                settings=settings).run()
 
 

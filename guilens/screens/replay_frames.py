@@ -228,10 +228,7 @@ class ReplayLoader:
         before, after = self.screens.ready(index), self.screens.ready(index + 1)
         if before is None or after is None:
             return None
-        key = self.frame_key()
-        after_frame = self._frame(after, "after", None, key)
-        before_frame = self._frame(before, "before", self.actions[index], key)
-        return Pair(index, before, after, before_frame, after_frame)
+        return self._made(index, before, after)
 
     def painted(self, index: int) -> None:
         """Step `index` is on the screen: the neighbours may be prepared now (see `_run`)."""
@@ -295,7 +292,11 @@ class ReplayLoader:
                 if self._superseded(gen):
                     return None
                 futures_wait([first, second], timeout=0.005)
-        before, after = first.result(), second.result()
+        return self._made(index, first.result(), second.result())
+
+    def _made(self, index: int, before: Shot, after: Shot) -> Pair:
+        """Step `index`'s pair from its two decoded screens: the phone frames made for the view's
+        current box (`frame_key`)."""
         key = self.frame_key()
         after_frame = self._frame(after, "after", None, key)
         before_frame = self._frame(before, "before", self.actions[index], key)

@@ -125,7 +125,10 @@ class ReplayScreen(ReplayKeys):
     index: reactive[int] = reactive(0, init=False, repaint=False)
     """The step in view. Not a repaint of the whole screen: the widgets it changes repaint themselves."""
 
-    def __init__(self, path: Path | str, *, renderer: Renderer = "halfcell", settings: Any = None) -> None:
+    def __init__(self, path: Path | str, *, renderer: Renderer = "halfcell", settings: Any = None,
+                 reader: EpisodeReader | None = None) -> None:
+        """`reader`: the episode already opened (`guilens replay` opens it to check the directory
+        before the terminal changes), so it is not read twice."""
         super().__init__()
         try:  # the width's class now, as Textual would set it after the first layout: no second layout
             width = self.app.size.width
@@ -137,7 +140,7 @@ class ReplayScreen(ReplayKeys):
         self.path = Path(path)
         self.renderer: Renderer = renderer
         self.settings = settings
-        self.reader = EpisodeReader(self.path)
+        self.reader = reader if reader is not None else EpisodeReader(self.path)
         self.steps: list[Step] = self.reader.steps
         self.screens = EpisodeScreens(self.reader)
         if self.steps:  # start decoding the first step's screens while Textual composes
@@ -162,7 +165,8 @@ class ReplayScreen(ReplayKeys):
         frames.freeze_heap()  # until unmount (see `freeze_heap`)
         self._frozen = True
         ep = self.reader.episode
-        yield Static(self._summary(), id="summary")
+        head = self._summary()
+        yield Static(head, id="summary")
         with Horizontal(id="body"):
             with Vertical(id="steps") as box:
                 box.border_title = f"{len(self.steps)} steps"
@@ -178,7 +182,7 @@ class ReplayScreen(ReplayKeys):
                 if before.renderer == "halfcell" and before.view == "pixels":
                     # The box the first layout will give them, so the first step's frames are made for
                     # it before that layout and are in the first paint (a wrong guess is only slower).
-                    before.box = after.box = (cols - 2, height - self._summary().get_height({}, width) - 3)
+                    before.box = after.box = (cols - 2, height - head.get_height({}, width) - 3)
                 yield before
                 yield after
             with Vertical(id="detail"):

@@ -20,6 +20,7 @@ from guilens.actions import Action, ActionError, Key, KeyPress, LongPress, Swipe
 from guilens.device.sim.adbd_shell import Command, ShellResult, fail, ok
 from guilens.device.sim.adbd_sync import VirtualFiles
 from guilens.device.sim.adbd_system import ADB_KEYBOARD, LATIN_IME, SystemCommands
+from guilens.device.sim.anomalies import BATTERY_LEVEL  # what the status bar shows
 
 DEFAULT_DUMP = "/sdcard/window_dump.xml"
 
@@ -47,7 +48,6 @@ KEYCODE_NAMES = {
     "SEARCH": 84, "CAMERA": 27,
     **{name: code for name, (code, _char) in _TYPING.items()},
 }
-BATTERY_LEVEL = 80  # what the sim's status bar shows (chrome.py: "Battery 80 percent")
 
 INPUT_USAGE = """Usage: input [<source>] [-d DISPLAY_ID] <command> [<arg>...]
 The commands and default sources are:

@@ -196,16 +196,13 @@ def app_label(a: dict[str, Any]) -> str:
     return app.label if app is not None else str(a["app"])
 
 
-def window(ctx: Ctx, spec: dict[str, Any]) -> Any:
-    """The window of the anomaly a route's dialog names (a `View`), or None if it names none."""
-    from guilens.device.sim.anomaly_windows import window as draw
-
-    return draw(ctx, spec)
+BATTERY_LEVEL = 80
+"""The sim's battery, in percent, until a low-battery warning says otherwise."""
 
 
 def battery_level(p: Phone) -> int:
-    """The battery level the status bar shows: 80%, or what the last low-battery warning said."""
-    level = 80
+    """The battery level the status bar shows: `BATTERY_LEVEL`, or what the last low-battery warning said."""
+    level = BATTERY_LEVEL
     for a in p.anomalies:
         if a["kind"] == "battery" and a["shown"]:
             digits = "".join(ch for ch in str(a.get("text") or "15") if ch.isdigit())

@@ -11,11 +11,11 @@ from functools import partial
 import guilens.device.sim.anomalies as anomalies
 import guilens.device.sim.icons as icons
 import guilens.device.sim.ui as ui
+from guilens.device.sim.anomaly_windows import window
 from guilens.device.sim.core import Ctx, Phone
 from guilens.device.sim.kit import Button, Canvas, Color, Label, View
 
 SYSTEMUI = anomalies.SYSTEMUI
-PERMISSIONS = anomalies.PERMISSIONS
 
 
 def frame(ctx: Ctx) -> View:
@@ -89,7 +89,7 @@ def _gesture_bar(c: Canvas, v: View) -> None:
 def _system_dialog(ctx: Ctx, spec: dict) -> View | None:
     if spec["name"] == "_field":
         return _field_menu(ctx, spec)
-    return anomalies.window(ctx, spec)
+    return window(ctx, spec)
 
 
 def _field_menu(ctx: Ctx, spec: dict) -> View:

@@ -33,8 +33,8 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator,
 
 from guilens.device.sim.apps.calendar import CalendarState, Event
 from guilens.device.sim.apps.contacts import ContactsState, digits
-from guilens.device.sim.apps.messages import Message, MessagesState, Thread
-from guilens.device.sim.apps.shop import Product, ShopState
+from guilens.device.sim.apps.messages import receive
+from guilens.device.sim.apps.shop import ShopState
 from guilens.device.sim.core import Phone
 
 
@@ -97,11 +97,6 @@ def _contact_names(contacts: ContactsState) -> str:
     return ", ".join(names[:12]) + (f" and {len(names) - 12} more" if len(names) > 12 else "")
 
 
-def find_product(shop: ShopState, ref: str) -> Product | None:
-    """A product on sale by id, else by its exact name (case aside)."""
-    return shop.find(ref)
-
-
 def check_events(events: list[Any], apps: Any) -> list[Any]:
     """Events that name what the phone has: a known contact (or a number), a known product.
 
@@ -120,7 +115,7 @@ def check_events(events: list[Any], apps: Any) -> list[Any]:
                                  " and no phone number")
         if isinstance(e, PriceEvent):
             shop = shop or ShopState()
-            if find_product(shop, e.product) is None:
+            if shop.find(e.product) is None:
                 shelf = shop.shelf()
                 raise ValueError(f"{where}: no product {e.product!r} in the shop (give its id, e.g. "
                                  f"{shelf[0].id if shelf else 'p1'}, or its exact name)")
@@ -153,7 +148,7 @@ def _apply(phone: Phone, e: MessageEvent | InvitationEvent | PriceEvent) -> str 
     if isinstance(e, InvitationEvent):
         return _invitation(phone, e)
     shop: ShopState = phone.apps["shop"]  # type: ignore[assignment]
-    found = find_product(shop, e.product)
+    found = shop.find(e.product)
     own = shop.edit(found.id) if found is not None else None  # the state's own copy, not the catalogue's
     if own is not None:
         own.price = round(e.price, 2)
@@ -161,22 +156,11 @@ def _apply(phone: Phone, e: MessageEvent | InvitationEvent | PriceEvent) -> str 
 
 
 def _message(phone: Phone, e: MessageEvent) -> str:
-    st: MessagesState = phone.apps["messages"]  # type: ignore[assignment]
     contacts: ContactsState = phone.apps["contacts"]  # type: ignore[assignment]
     contact = contacts.by_name(e.sender)
     number = contact.phone if contact is not None and contact.phone else e.sender
     name = contact.name if contact is not None else ""
-    th = st.thread(number)
-    if th is None:
-        th = Thread(number=number, name=name)
-        st.threads.append(th)
-    th.messages.append(Message(text=e.text, outgoing=False, time=e.at))
-    top = phone.stacks.get("messages", [])
-    viewing = (phone.foreground == "messages" and bool(top) and top[-1].screen == "thread"
-               and digits(top[-1].params.get("number", "")) == digits(number))
-    th.unread = not viewing
-    if viewing:
-        top[-1].scroll["conversation"] = 10**7
+    receive(phone, number, name, e.text, e.at)
     return f"New message from {name or number}"
 
 

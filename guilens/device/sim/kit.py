@@ -295,7 +295,10 @@ class Scroll(View):
     cls = "android.widget.ScrollView"
 
     def __init__(self, bounds: Rect, key: str, offset: int, children: list[View], *,
-                 on_scroll: Callable[[int, int], str], fill: Color | None = None, **kw: object) -> None:
+                 on_scroll: Callable[[int, int], str], fill: Color | None = None,
+                 on_end: Callable[[], str] | None = None, **kw: object) -> None:
+        """`on_end`: what scrolling on past the end does (a results list loads its next page, as
+        infinite scroll does); None: nothing, the list stays at its end."""
         super().__init__(bounds, rid=key, fill=fill, **kw)  # type: ignore[arg-type]
         top = bounds[1]
         bottom = max([ch.bounds[3] for ch in children], default=top)
@@ -304,6 +307,7 @@ class Scroll(View):
         self.offset = max(0, min(offset, self.max_offset))
         self.key = key
         self.on_scroll = on_scroll
+        self.on_end = on_end
         for ch in children:
             if self.offset:
                 ch.translate(0, -self.offset)
@@ -314,6 +318,8 @@ class Scroll(View):
         return self.max_offset > 0
 
     def scroll_by(self, dy: int) -> str:
+        if dy > 0 and self.on_end is not None and self.offset >= self.max_offset:
+            return self.on_end()
         new = max(0, min(self.offset + dy, self.max_offset))
         return self.on_scroll(new, new - self.offset)
 

@@ -242,7 +242,8 @@ def chips(ctx: Ctx, col: Column, items: Sequence[tuple[str, str, bool, Handler]]
     return out
 
 
-def scroll(ctx: Ctx, r: Rect, key: str, children: list[View], fill: Color | None = None) -> Scroll:
+def scroll(ctx: Ctx, r: Rect, key: str, children: list[View], fill: Color | None = None,
+           on_end: Callable[[], str] | None = None) -> Scroll:
     route = ctx.route
 
     def on_scroll(new: int, moved: int) -> str:
@@ -251,7 +252,7 @@ def scroll(ctx: Ctx, r: Rect, key: str, children: list[View], fill: Color | None
             return "already at the " + ("top" if new == 0 else "end")
         return "scrolled " + ("down" if moved > 0 else "up")
 
-    return Scroll(r, key, route.scroll.get(key, 0), children, on_scroll=on_scroll, fill=fill)
+    return Scroll(r, key, route.scroll.get(key, 0), children, on_scroll=on_scroll, fill=fill, on_end=on_end)
 
 
 def avatar(c: Canvas, r: Rect, name: str) -> None:

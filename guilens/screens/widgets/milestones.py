@@ -215,6 +215,13 @@ class MilestoneView(Static):
         """Checklist entries (milestones reached outside the task's list, a person's marks, included)."""
         return checklist_counts(mark_reached(self.rows, self.reached))[1]
 
+    @property
+    def count_text(self) -> str | None:
+        """`milestones 3/4` as the checklist counts (the panel's title, the attempt's last line), or
+        None when there is no checklist."""
+        done, total = checklist_counts(mark_reached(self.rows, self.reached))
+        return f"milestones {done}/{total}" if total else None
+
     def _draw(self) -> None:
         rows = mark_reached(self.rows, self.reached, self.texts)
         self.update(render_milestones(rows, width=self.size.width or 60))

@@ -177,9 +177,7 @@ def render_note(ev: Note) -> Content:
 def render_outcome(ev: Outcome) -> Content:
     ep = ev.episode
     style = STATUS_STYLE.get(ep.status, "$text")
-    bits = outcome_bits(ep, answer_width=60)
-    if ev.milestones is not None:
-        bits = [ev.milestones if b.startswith("milestones ") else b for b in bits]
+    bits = outcome_bits(ep, answer_width=60, milestones=ev.milestones)
     err = "\n  [$error]$err[/]" if ep.error and ep.status != "success" else ""
     return Content.from_markup(f"[b {style}]■ $status[/] $bits{err}", status=ep.status,
                                bits=" · ".join(bits), err=short(ep.error, 300))

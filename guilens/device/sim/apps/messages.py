@@ -56,6 +56,29 @@ class MessagesState(BaseModel):
         want = digits(number)
         return next((t for t in self.threads if digits(t.number) == want and want), None)
 
+    def thread_for(self, number: str, name: str = "") -> Thread:
+        """The conversation with `number`, started now if there is none."""
+        th = self.thread(number)
+        if th is None:
+            th = Thread(number=number, name=name)
+            self.threads.append(th)
+        return th
+
+
+def receive(phone: Phone, number: str, name: str, text: str, at: datetime) -> Thread:
+    """An incoming message: it joins its conversation, unread unless that conversation is on the
+    screen now (then it scrolls to it). Scheduled messages and scenario events both arrive so."""
+    st: MessagesState = phone.apps["messages"]  # type: ignore[assignment]
+    th = st.thread_for(number, name)
+    th.messages.append(Message(text=text, outgoing=False, time=at))
+    top = phone.stacks.get("messages", [])
+    viewing = phone.foreground == "messages" and top and top[-1].screen == "thread" and \
+        digits(top[-1].params.get("number", "")) == digits(number)
+    th.unread = not viewing
+    if viewing:
+        top[-1].scroll["conversation"] = 10**7
+    return th
+
 
 def _when(t: datetime, now: datetime) -> str:
     """A conversation's time in the list, as phones write it: the time today, else the date."""
@@ -214,10 +237,7 @@ class Messages(App):
         if not online(ctx.phone.apps):
             ctx.toast("Not sent: no network (airplane mode)")
             return "not sent: the phone is offline"
-        th = st.thread(number)
-        if th is None:
-            th = Thread(number=number)
-            st.threads.append(th)
+        th = st.thread_for(number)
         th.messages.append(Message(text=text, outgoing=True, time=ctx.now))
         route.fields["message"] = ""
         who = self._name(ctx, number)
@@ -301,16 +321,6 @@ class Messages(App):
         note = None
         for m in sorted(due, key=lambda m: m.at):
             st.scheduled.remove(m)
-            th = st.thread(m.number)
-            if th is None:
-                th = Thread(number=m.number, name=m.name)
-                st.threads.append(th)
-            th.messages.append(Message(text=m.text, outgoing=False, time=m.at))
-            top = phone.stacks.get(self.short, [])
-            viewing = phone.foreground == self.short and top and top[-1].screen == "thread" and \
-                digits(top[-1].params.get("number", "")) == digits(m.number)
-            th.unread = not viewing
-            if viewing:
-                top[-1].scroll["conversation"] = 10**7
+            th = receive(phone, m.number, m.name, m.text, m.at)
             note = f"New message from {self._name(phone, th)}"
         return note

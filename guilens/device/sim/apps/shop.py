@@ -11,7 +11,6 @@ the next page, and the list's footer says which page is shown.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from functools import partial
 
 import guilens.device.sim.icons as icons
@@ -30,8 +29,8 @@ from guilens.device.sim.apps.shop_state import (
     SortKey,
     default_catalogue,
 )
-from guilens.device.sim.core import App, Ctx
-from guilens.device.sim.kit import Label, Scroll, View
+from guilens.device.sim.core import App, Ctx, Route
+from guilens.device.sim.kit import Label, View
 
 __all__ = ["SORTS", "CartItem", "CatalogueProduct", "Order", "Product", "Review", "Shop", "ShopSearch", "ShopState",
            "SortKey", "default_catalogue", "search_products", "slug"]
@@ -47,6 +46,17 @@ def search_products(st: ShopState, s: ShopSearch) -> list[Product]:
 
 def _unfiltered(st: ShopState) -> list[Product]:
     return matches(st.shelf(), st.search.query)
+
+
+def _pages(total: int) -> int:
+    """Pages of `PAGE_SIZE` results for `total` found (one, when none are)."""
+    return max(1, -(-total // PAGE_SIZE))
+
+
+def _first_page(route: Route) -> None:
+    """A new query, sort or filter shows its results from the top of their first page."""
+    route.scroll.clear()
+    route.params.pop("page", None)
 
 
 def slug(s: str) -> str:
@@ -87,8 +97,7 @@ class Shop(ShopPages, App):
         n = len(search_products(st, st.search))
         if ctx.route.screen == "results":
             ctx.route.fields["search_box"] = q
-            ctx.route.scroll.clear()
-            ctx.route.params.pop("page", None)
+            _first_page(ctx.route)
         else:
             # The query moves to the results page's box; the home page's box is empty again when one
             # comes back to it (as in shopping apps), so a new search there starts from nothing.
@@ -156,7 +165,7 @@ class Shop(ShopPages, App):
         views.append(Label((u(48), y + u(130), ctx.w - u(48), y + u(200)), summary, u(36), t.sub,
                            rid="result_count"))
         col = ui.Column(u(40), y + u(220), ctx.w - u(40))
-        pages = max(1, -(-len(found) // PAGE_SIZE))
+        pages = _pages(len(found))
         page = min(pages, max(1, int(ctx.route.params.get("page", 1))))
         shown = found[:page * PAGE_SIZE]
         items: list[View] = [self.product_card(ctx, col.next(u(330), u(24)), p) for p in shown]
@@ -171,31 +180,19 @@ class Shop(ShopPages, App):
                                        partial(self._more, ctx, len(found)), style="outline"))
         col.skip(u(40))
         items.append(View((0, col.y - 2, 1, col.y)))
-        views.append(self._results_list(ctx, (0, y + u(210), ctx.w, ctx.bottom), items, len(found)))
+        views.append(ui.scroll(ctx, (0, y + u(210), ctx.w, ctx.bottom), "results", items,
+                               on_end=partial(self._more, ctx, len(found))))  # infinite scroll
         return views
 
     def _more(self, ctx: Ctx, total: int) -> str:
         """Show the next page of results below the ones on screen."""
-        pages = max(1, -(-total // PAGE_SIZE))
+        pages = _pages(total)
         page = int(ctx.route.params.get("page", 1))
         if page >= pages:
             return f"no more results: all {total} are shown"
         ctx.route.params["page"] = page + 1
         shown = min(total, (page + 1) * PAGE_SIZE)
         return f"loaded more results: page {page + 1} of {pages}, {shown} of {total} shown"
-
-    def _results_list(self, ctx: Ctx, r: tuple[int, int, int, int], items: list[View], total: int) -> Scroll:
-        """The results' scrolling list; scrolling on past its end loads the next page (infinite scroll)."""
-        route = ctx.route
-        more = partial(self._more, ctx, total)
-
-        def on_scroll(new: int, moved: int) -> str:
-            route.scroll["results"] = new
-            if moved == 0:
-                return "already at the " + ("top" if new == 0 else "end")
-            return "scrolled " + ("down" if moved > 0 else "up")
-
-        return _PagedScroll(r, "results", route.scroll.get("results", 0), items, on_scroll=on_scroll, on_end=more)
 
     def product_card(self, ctx: Ctx, r: tuple[int, int, int, int], p: Product) -> View:
         u = ctx.u
@@ -221,8 +218,7 @@ class Shop(ShopPages, App):
         def pick(key: SortKey) -> str:
             st.search.sort = key
             ctx.close_dialog()
-            ctx.route.scroll.clear()
-            ctx.route.params.pop("page", None)
+            _first_page(ctx.route)
             return f"sorted by {SORTS[key].lower()}"
 
         items = [(v, f"sort_{k}", lambda k=k: pick(k)) for k, v in SORTS.items()]
@@ -275,7 +271,7 @@ class Shop(ShopPages, App):
         col.y = y + u(180)
         items.append(View((0, col.y + u(200), 1, col.y + u(202))))
         views.append(ui.scroll(ctx, (0, ctx.top + ctx.bar, ctx.w, ctx.bottom - u(200)), "filter_list", items))
-        n = len(search_products(st, self._with_prices(ctx)))
+        n = len(refine(base, self._with_prices(ctx)))  # `base` holds the query's matches already
         views.append(ui.button(ctx, (u(48), ctx.bottom - u(180), ctx.w - u(48), ctx.bottom - u(50)),
                                f"Apply ({n} result{'' if n == 1 else 's'})", "apply", lambda: self._apply(ctx)))
         return views
@@ -290,8 +286,7 @@ class Shop(ShopPages, App):
         st: ShopState = ctx.state
         st.search = self._with_prices(ctx)
         ctx.pop()
-        ctx.route.scroll.clear()
-        ctx.route.params.pop("page", None)
+        _first_page(ctx.route)
         n = len(search_products(st, st.search))
         return f"applied filters: {n} result{'' if n == 1 else 's'}"
 
@@ -324,16 +319,3 @@ def _sizes(values: set[str]) -> list[str]:
     order = ["XS", "S", "M", "L", "XL", "XXL"]
     return sorted(values, key=lambda v: (0, float(v), "") if v.replace(".", "").isdigit()
                   else (1, order.index(v) if v in order else 99, v))
-
-
-class _PagedScroll(Scroll):
-    """A results list that loads the next page when scrolled on past its end, as infinite scroll does."""
-
-    def __init__(self, *args: object, on_end: Callable[[], str], **kw: object) -> None:
-        super().__init__(*args, **kw)  # type: ignore[arg-type]
-        self.on_end = on_end
-
-    def scroll_by(self, dy: int) -> str:
-        if dy > 0 and self.offset >= self.max_offset:
-            return self.on_end()
-        return super().scroll_by(dy)
