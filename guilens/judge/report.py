@@ -22,6 +22,7 @@ from typing import Any
 
 from guilens.episode import Episode, EpisodeError, EpisodeReader, Step, find_episodes
 from guilens.judge.metrics import EpisodeRecord, MilestoneRecord, compute, difficulty_name, max_attempt
+from guilens.judge.metrics_progress import attempt_progress
 from guilens.judge.verdict import Verdict
 
 STATUS_OUTCOME = {"success": True, "failure": False, "timeout": False, "blocked": False}
@@ -255,7 +256,7 @@ def row_json(row: EpisodeRow) -> dict[str, Any]:
         "judge_cost_usd": r.judge_cost_usd,
         "user_turns": r.user_turns,
         "milestones": [{"id": m.id, "reached": m.reached, "agent_steps": m.agent_steps} for m in r.milestones],
-        "progress": (sum(1 for m in r.milestones if m.reached) / len(r.milestones)
+        "progress": (attempt_progress(r)  # ATP's term: an alternatives node counts once
                      if r.milestones and all(m.reached is not None for m in r.milestones) else None),
         "irr": r.irr,
         "irr_method": r.irr_method,
