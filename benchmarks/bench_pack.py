@@ -30,6 +30,10 @@ Targets (PASS/FAIL lines at the end):
 - peak RSS of the runner's process <= 200 MB (the largest over rounds, both passes);
 - RSS growth <= 0.5 MB per attempt (flat);
 - every stored screen decodes to exactly pixels the device showed.
+
+Also printed, not a target: the runner process's CPU time over its wall time,
+the cores it kept busy on average. Near 1.0 on two cores means the PNG encoders
+did not run beside the loop but took turns with it on the interpreter's lock.
 """
 
 from __future__ import annotations
@@ -122,19 +126,21 @@ def child_runner(target: str, level: str, out: Path, attempts: int) -> dict[str,
     from guilens.run.engine import Runner
     from guilens.run.plan import plan_run
 
-    walls, probe = [], _AttemptRSS()
+    walls, cpus, probe = [], [], _AttemptRSS()
     for n in range(1 if attempts > 1 else 2):  # the pack: cold, then warm, as the bare loop
         plan = plan_run(target, agent="oracle", devices=["sim"], user="oracle", level=level, out=out / f"pass{n}",
                         attempts=attempts, all_attempts=attempts > 1, settings=Settings(), check_agent=False)
         observers = [HeadlessObserver(io.StringIO(), color=False, progress=False), probe]
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         result = Runner(plan, observers=observers).run()  # type: ignore[arg-type]
         walls.append(time.perf_counter() - t)
+        cpus.append(time.process_time() - c)
         eps = result.episodes
         if n == 0:
             first = eps
     bad = [(ep.task, ep.status, ep.error) for ep in eps if ep.status != "success"]
-    return {"wall": walls[0], "warm": walls[-1], "steps": sum(ep.steps for ep in eps), "attempts": len(eps),
+    return {"wall": walls[0], "warm": walls[-1], "cpu": cpus[0], "cpu_warm": cpus[-1],
+            "steps": sum(ep.steps for ep in eps), "attempts": len(eps),
             "bad": bad, "rss": probe.rss, "device_s": sum(ep.timings.device_s for ep in first)}
 
 
@@ -216,7 +222,8 @@ def main() -> None:
             if ran["steps"] != bare["steps"]:
                 print(f"  note: the runner took {ran['steps']} steps, the bare loop {bare['steps']}")
             rounds.append({"bare": bare["wall"], "run": ran["wall"], "bare_warm": bare["warm"],
-                           "run_warm": ran["warm"], "peak": peak, "steps": ran["steps"]})
+                           "run_warm": ran["warm"], "peak": peak, "steps": ran["steps"],
+                           "busy": ran["cpu"] / ran["wall"], "busy_warm": ran["cpu_warm"] / ran["warm"]})
             print(f"round {r + 1}: cold: bare {bare['wall']:.2f} s | runner {ran['wall']:.2f} s "
                   f"({ran['wall'] / bare['wall']:.2f}x; device inside {ran['device_s']:.2f} s) || warm: bare "
                   f"{bare['warm']:.2f} s | runner {ran['warm']:.2f} s ({ran['warm'] / bare['warm']:.2f}x) || "
@@ -244,6 +251,8 @@ def main() -> None:
     print(f"{'runner, headless, recording':36}{med('run'):9.2f} s {ms('run'):5.1f} ms/st"
           f"{med('run_warm'):9.2f} s {ms('run_warm'):5.1f} ms/st")
     print(f"{'runner over bare (target <= 3x)':36}{ratio:21.2f}x{warm_ratio:21.2f}x")
+    print(f"{'runner CPU over its wall time':36}{med('busy'):21.2f} {med('busy_warm'):21.2f}   "
+          "(cores busy on average, of 2: near 1, the encoders wait on the loop's GIL)")
     print(f"peak RSS of the runner's process:  {peak:6.0f} MB (target <= {PEAK_MB_TARGET:g} MB; both passes)")
     print(f"RSS after each of {len(rss)} attempts of {first.id} (MB): {' '.join(f'{v:.0f}' for v in rss)}")
     print(f"RSS growth per attempt (after 2):  {growth:6.2f} MB/attempt (target <= {SLOPE_MB_TARGET:g})")

@@ -21,9 +21,16 @@ for every way). Beside it: the seconds to the first recorded step (the
 start-up a way costs) and the rate after it (the steady rate). Reported as
 medians over rounds, with each way's ratio to `one`.
 
+`processes` starts its fork server where `guilens run` does: first, before the
+command imports the runner and plans (`guilens.commands.run` calls `warm_hosts`
+before it imports `guilens.run.plan`). This benchmark used to start it after
+those imports, which gave the server less of a head start than a real run
+has, and counted the difference (about 0.1 s) in the first step.
+
 CPU per step (user + system) is shown beside it, for the run's own process
 and for its device processes (as each reported when closed; the fork server's
-one-off import of the sim, about 0.2 s per guilens process, is not in it), for
+one-off import of the sim and its warm-up drawing, about 0.35 s of CPU per guilens
+process, is not in it, and is printed apart), for
 `Runner.run()` alone: unlike wall time it hardly moves when other work shares
 the machine, and it bounds what two cores can do: two sims cannot run faster
 than 2 cores / (CPU per step), nor faster than the parent's own share allows
@@ -70,6 +77,10 @@ def run_once(way: str, target: str, level: str, tasks: int | None, out: Path) ->
     """One headless run of `target` the given way: wall seconds, steps recorded, seconds to the first
     step, this process's CPU seconds and those the device processes reported using (all of them for
     `Runner.run()` alone: imports and planning, the same for every way, are left out)."""
+    if way == "processes":  # first, as `guilens run` does: before it imports the runner and plans
+        from guilens.run.workers import warm_hosts
+
+        warm_hosts(["sim", "sim"])
     from guilens.config import Settings
     from guilens.headless import HeadlessObserver
     from guilens.run.engine import Runner
@@ -79,10 +90,7 @@ def run_once(way: str, target: str, level: str, tasks: int | None, out: Path) ->
     if way == "one":
         devices = ["sim"]
     elif way == "processes":
-        from guilens.run.workers import warm_hosts
-
-        devices = ["sim", "sim"]
-        warm_hosts(devices)  # as `guilens run` does: the fork server starts while the run is planned
+        devices = ["sim", "sim"]  # their fork server started above
     else:
         from guilens.device.sim import SimDevice
 
@@ -122,7 +130,22 @@ def run_once(way: str, target: str, level: str, tasks: int | None, out: Path) ->
     if bad:
         sys.exit(f"{way}: {len(bad)} episodes did not succeed, the comparison would be void: {bad[:3]}")
     return {"wall": wall, "steps": sum(ep.steps for ep in eps), "first": first[0] - t if first else wall,
-            "cpu": cpu, "child_cpu": device_cpu, "decodes": EncodedScreen.decodes - decodes}
+            "cpu": cpu, "child_cpu": device_cpu, "decodes": EncodedScreen.decodes - decodes,
+            "server_cpu": fork_server_cpu()}
+
+
+def fork_server_cpu() -> float:
+    """CPU seconds the fork server used (its imports and warm-up, once per guilens process; 0 without
+    one): not in the per-step figures, which count `Runner.run()` alone, so printed apart."""
+    import os
+    from multiprocessing import forkserver
+
+    pid = getattr(forkserver._forkserver, "_forkserver_pid", None)
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
 
 
 def fresh(way: str, args: argparse.Namespace, out: Path) -> dict[str, float]:
@@ -153,6 +176,7 @@ def main() -> None:
     starts: dict[str, list[float]] = {w: [] for w in WAYS}
     cpus: dict[str, list[tuple[float, float]]] = {w: [] for w in WAYS}
     decoded = dict.fromkeys(WAYS, 0)
+    server: list[float] = []
     steps = 0
     with tempfile.TemporaryDirectory(prefix="bench-parallel-") as tmp:
         for r in range(args.rounds):
@@ -166,6 +190,8 @@ def main() -> None:
                 starts[way].append(got["first"])
                 cpus[way].append((got["cpu"] / steps * 1000, got["child_cpu"] / steps * 1000))
                 decoded[way] = max(decoded[way], int(got["decodes"]))
+                if way == "processes":
+                    server.append(got["server_cpu"])
                 line.append(f"{way} {wall:5.2f} s ({steps / wall:5.1f} steps/s)")
             print(f"round {r + 1}: " + " · ".join(line), flush=True)
 
@@ -187,6 +213,8 @@ def main() -> None:
     print(f"2 sims as threads   / 1 sim: {med['threads'] / med['one']:.2f}x  (reference: one process, one GIL)")
     print(f"screens decoded in the run's process with 2 sims in processes: {decoded['processes']} (they arrive "
           "as PNGs and are written as they came)")
+    print(f"fork server, once per guilens process (importing the sim, drawing its screens once): "
+          f"{statistics.median(server):.2f} s of CPU, beside the run's imports and planning; not in CPU per step")
     one_cpu = statistics.median(c[0] + c[1] for c in cpus["one"])
     proc_cpu = statistics.median(c[0] + c[1] for c in cpus["processes"])
     parent_cpu = statistics.median(c[0] for c in cpus["processes"])

@@ -19,7 +19,12 @@ collections), and measures:
   episode is included) to the first step shown;
 - next, warm: → after the screen has been idle (its neighbours prepared);
 - far, cold: `g` to a step far from every step seen lately, so its screens
-  are not decoded yet (the table says how many of these really decoded);
+  are not decoded yet (the table says how many of these really decoded), timed
+  from Enter. The replay starts on the step whose number is typed so far while
+  the prompt is open, so how the number is typed matters, and both ways are
+  reported: "typed", as a person types (a digit every `TYPING` seconds, Enter
+  as long after the last), and "typed at once" (each key as soon as the last
+  one was handled: no time to work ahead). Half the far jumps go each way;
 - far, warm: End / Home between two steps already seen.
 
 "Shown" means: the screen is at the step, its list row is highlighted, its
@@ -64,6 +69,8 @@ from guilens.screens.widgets.step_list import StepList
 
 APPS = ["notes", "calculator", "contacts", "calendar", "clock", "messages", "settings", "shop", "maps", "expense"]
 FIRST_MS, JUMP_MS, GROWTH = 100.0, 50.0, 1.2
+TYPING = 0.15
+"""Seconds between a person's keys when typing a step number (brisk: 150-250 ms is usual)."""
 
 
 def record(out: Path, steps: int) -> Path:
@@ -163,7 +170,7 @@ async def session(path: Path, size: tuple[int, int], jumps: int, seed: int, watc
         return ReplayScreen(path)
 
     app = GuilensApp(first)
-    out: dict[str, Any] = {"next": [], "cold": [], "warm": [], "decoded": 0}
+    out: dict[str, Any] = {"next": [], "cold": [], "cold_at_once": [], "warm": [], "decoded": 0}
     async with app.run_test(size=size) as pilot:
         out["first"] = await watch.wait(t0[0])
         screen = app.screen
@@ -179,14 +186,29 @@ async def session(path: Path, size: tuple[int, int], jumps: int, seed: int, watc
 
         for k in range(jumps):  # → from the start
             out["next"].append(await jump(["right"], k + 1))
-        for target in far_targets(n, jumps, seed, start=screen.index):
+
+        async def go_to(target: int, interval: float | None) -> float:
+            """`g`, the step's number, Enter: typed as a person types (a key every `interval` s, and
+            as long again before Enter), or at once (None: each key as soon as the last is handled).
+            Timed from Enter."""
             await pilot.pause(0.25)
             await pilot.press("g")
             while not isinstance(app.screen, PromptScreen):
                 await pilot.pause(0.01)
-            await pilot.press(*str(target + 1))
+            for digit in str(target + 1):
+                await pilot.press(digit)
+                if interval is not None:
+                    await pilot.pause(interval)
+            watch.arm(shown(app, target))
+            t = time.perf_counter()
+            await pilot.press("enter")
+            return await watch.wait(t)
+
+        for k, target in enumerate(far_targets(n, 2 * jumps, seed, start=screen.index)):
             decodes = screen.screens.decodes
-            out["cold"].append(await jump(["enter"], target))
+            typed_at_once = k % 2 == 1
+            out["cold_at_once" if typed_at_once else "cold"].append(
+                await go_to(target, None if typed_at_once else TYPING))
             out["decoded"] += screen.screens.decodes > decodes  # really cold: it had to decode
         await jump(["end"], n - 1)
         await jump(["home"], 0)
@@ -218,13 +240,14 @@ def one_session(path: Path, size: tuple[int, int], jumps: int, seed: int, root: 
 
 
 ROWS = [("first step shown", "first", FIRST_MS), ("next step (→), warm", "next", JUMP_MS),
-        ("far jump (g), cold", "cold", JUMP_MS), ("far jump (End/Home), warm", "warm", JUMP_MS)]
+        ("far jump (g), cold, typed", "cold", JUMP_MS), ("  the same, typed at once", "cold_at_once", JUMP_MS),
+        ("far jump (End/Home), warm", "warm", JUMP_MS)]
 
 
 def collect(acc: dict[int, dict[str, list[float]]], n: int, got: dict[str, Any]) -> None:
-    into = acc.setdefault(n, {"first": [], "next": [], "cold": [], "warm": [], "decoded": []})
+    into = acc.setdefault(n, {"first": [], "next": [], "cold": [], "cold_at_once": [], "warm": [], "decoded": []})
     into["first"].append(got["first"])
-    for key in ("next", "cold", "warm"):
+    for key in ("next", "cold", "cold_at_once", "warm"):
         into[key] += got[key]
     into["decoded"].append(got["decoded"])
 
@@ -287,8 +310,10 @@ def main() -> None:
         print(f"{label:28}{ma:>9.1f} /{p90(a):>6.1f}{mb:>10.1f} /{p90(b):>6.1f}{target:>9.0f}{growth:>9.2f}   "
               f"{'PASS' if ok else 'FAIL: ' + ', '.join(why)}  ({mb / target:.2f}x target)")
     cold = {n: sum(results[n]['decoded']) for n in (21, 200)}
-    print(f"cold jumps that decoded a screen: 21 steps {cold[21]}/{len(results[21]['cold'])}, "
-          f"200 steps {cold[200]}/{len(results[200]['cold'])}")
+    jumps = {n: len(results[n]["cold"]) + len(results[n]["cold_at_once"]) for n in (21, 200)}
+    print(f"cold jumps that decoded a screen after `g`: 21 steps {cold[21]}/{jumps[21]}, "
+          f"200 steps {cold[200]}/{jumps[200]}; typed: a digit every {TYPING * 1000:.0f} ms, Enter as long "
+          "after; at once: each key as soon as the last was handled")
     if baseline:
         side_by_side(baseline, results)
 

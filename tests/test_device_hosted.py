@@ -351,17 +351,42 @@ def test_a_device_killed_between_tasks_is_lost_once(tmp_path: Path) -> None:
 def test_the_fork_server_is_started_early_only_for_a_run_that_hosts_sims(monkeypatch: pytest.MonkeyPatch) -> None:
     import multiprocessing.forkserver as forkserver
 
-    import guilens.device.process_host as process_host
+    import guilens.device.fork_server as fork_server
     from guilens.run.workers import warm_hosts
 
     started: list[bool] = []
-    monkeypatch.setattr(process_host, "start_fork_server", lambda: started.append(True))
+    monkeypatch.setattr(fork_server, "start_fork_server", lambda: started.append(True))
     for devices in (["sim"], ["adb:A", "adb:B"], [SimDevice(), SimDevice()]):
         warm_hosts(devices)
     assert started == []
     warm_hosts(["sim", "adb:A"])
     assert started == [True]
     monkeypatch.undo()
-    process_host.start_fork_server()  # for real: running (or still running) once it returns
+    fork_server.start_fork_server()  # for real: running (or still running) once it returns
     pid = forkserver._forkserver._forkserver_pid
     assert pid is not None and not _gone(pid)
+
+
+def test_warm_hosts_starts_the_fork_server_before_the_heavy_imports(tmp_path: Path) -> None:
+    """The server imports the sim beside the caller's own imports, not after them: `warm_hosts`
+    itself imports neither the device process's code nor pydantic's models of actions, nor numpy."""
+    code = ("import sys\n"
+            "from guilens.run.workers import warm_hosts\n"
+            "if __name__ == '__main__':\n"
+            "    warm_hosts(['sim', 'sim'])\n"
+            "    print(sorted(m for m in ('guilens.device.process_host', 'guilens.actions', 'numpy')"
+            " if m in sys.modules))\n")
+    script = tmp_path / "warm.py"
+    script.write_text(code, encoding="utf-8")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60,
+                          cwd=Path(__file__).resolve().parent.parent)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+
+
+def test_the_fork_server_warms_the_sim_and_the_warm_up_itself_works() -> None:
+    from guilens.device.fork_server import PRELOAD
+    from guilens.device.warm_sim import warm
+
+    assert PRELOAD[-1] == "guilens.device.warm_sim"
+    warm()  # it swallows its errors in the server (a cold device still works): here they would show

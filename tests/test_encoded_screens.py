@@ -134,8 +134,8 @@ def test_agents_and_the_phone_view_get_the_pixels() -> None:
 
 def test_a_screen_that_failed_to_cross_is_sent_whole_next_time() -> None:
     """The child marks a screen unchanged only when the parent has its PNG: after an encoding that
-    failed, the same screen crosses as bytes again, never as a mark for an older one."""
-    from guilens.device.process_host import _SAME, _Screens
+    failed, the same screen crosses as a new one again (bytes to follow), never as a mark for an older one."""
+    from guilens.device.process_host import _PNG, _SAME, _Screens
 
     sim = SimDevice()
     screens = _Screens()
@@ -150,9 +150,11 @@ def test_a_screen_that_failed_to_cross_is_sent_whole_next_time() -> None:
         return real(img)
 
     screens.encoder.encode = flaky  # type: ignore[method-assign]
+    _, frame, img = screens.split(obs)
+    assert frame == (_PNG, "RGB", obs.screenshot.size) and img is not None
     with pytest.raises(RuntimeError):
-        screens.split(obs)
-    bare, frame = screens.split(sim.observe())
-    assert isinstance(frame, bytes) and bare.screenshot is None
-    assert Image.open(io.BytesIO(frame)).tobytes() == obs.screenshot.tobytes()
-    assert screens.split(sim.observe())[1] == _SAME
+        screens.encode(img)
+    bare, frame, img = screens.split(sim.observe())
+    assert frame == (_PNG, "RGB", obs.screenshot.size) and img is not None and bare.screenshot is None
+    assert Image.open(io.BytesIO(screens.encode(img))).tobytes() == obs.screenshot.tobytes()
+    assert screens.split(sim.observe())[1:] == (_SAME, None)

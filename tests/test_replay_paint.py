@@ -99,6 +99,21 @@ async def test_the_first_step_is_on_the_phones_in_the_first_paint(episode: Path,
         assert (before.canvas.frame.fit.box_cols, before.canvas.frame.fit.box_rows) == before.box
 
 
+async def test_the_first_paint_waits_for_screens_still_decoding(episode: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A decode that outlasts Textual's mounting is waited for (`FIRST_WAIT`): a first paint without
+    the phones, and a second with them, cost more than the rest of the decode."""
+    read = replay_frames.read_shot
+    monkeypatch.setattr(replay_frames, "read_shot", lambda reader, index: (time.sleep(0.06), read(reader, index))[1])
+    app = GuilensApp(lambda: ReplayScreen(episode))
+    paints = Paints(lambda: state(app))
+    paints.install(monkeypatch)
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, ReplayScreen)
+        await settled(pilot, screen, 0)
+        assert next(s for s in paints.seen if s is not None) == ("step 1 of 30", 0, 1)
+
+
 async def test_a_step_not_prepared_ahead_is_shown_whole(episode: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(replay_screen, "TEXT_WAIT", 10.0)  # the frames always win, however slow the machine
     app = GuilensApp(lambda: ReplayScreen(episode))

@@ -25,10 +25,12 @@ choosing (a take-over, or an agent that `is_human`), the user answering, the
 device. The episode's `Timings` add up the same buckets; a step's share is the
 difference of those totals across the step, so nothing is counted twice.
 
-The loop acts only once the previous step's line is on disk (`Recorder.wait_durable`;
-the screen is encoded meanwhile, beside the agent's decision), so a killed run loses
-at most the step in flight. A write that fails stops the attempt (`error`, with the
-file and the reason) and, through `fault`, the run.
+The loop acts only once the previous step's line is on disk (`Recorder.wait_durable`),
+so a killed run loses at most the step in flight. A screen's files are written from the
+moment the phone shows it (`Recorder.write_ahead`), while the step decides and acts, so
+that wait is for its encoding, if not done yet, and one appended line, not for two files
+to be made. A write that fails stops the attempt (`error`, with the file and the
+reason) and, through `fault`, the run.
 
 A phone that goes away mid-run is waited for (`guilens.run.reconnect`): the run
 pauses, goes on by itself once the phone answers again, and the call it cut short
@@ -205,10 +207,12 @@ class AttemptRunner(PersonMixin):
             self.obs.on_state(self.episode, "running")
         return held
 
-    def _seen(self, obs: Observation) -> None:
-        """A new screen: the recorder starts its PNG now, the screen of the next step or the final one."""
+    def _seen(self, index: int, obs: Observation) -> None:
+        """What the phone shows now, the screen step `index` will see (or the final one, numbered
+        alike): the recorder writes its files while the step acts, so the step's line is all that is
+        left when it ends (`Recorder.write_ahead`)."""
         if self.recorder is not None:
-            self.recorder.encode_ahead(obs.screenshot)
+            self.recorder.write_ahead(index, obs.screenshot, obs.ui_xml)
 
     def _show(self, index: int, obs: Observation) -> None:
         """Tell the observers what the phone shows now; `index` is the step that will see it."""
@@ -219,6 +223,7 @@ class AttemptRunner(PersonMixin):
         spec, ep = self.spec, self.episode
         rec = Recorder(spec.directory, ep, reserve=self.reserve)  # StorageError: the run cannot go on
         self.recorder = rec
+        self.states.submit = rec.later  # state files on the recorder's thread, when it has no line to write
         self.obs.on_attempt_started(ep)
         with acting_for(self.label):
             status, error = self._run()
@@ -234,7 +239,7 @@ class AttemptRunner(PersonMixin):
             self.agent.reset(agent_context(self, list(self._device_call(self.device.list_apps))))
             arm_anomalies(self)  # a run's --anomalies: the device draws them itself
             self.current = self._device_call(self.device.observe)
-            self._seen(self.current)
+            self._seen(0, self.current)
             self._show(0, self.current)  # before the first gate: a run started paused shows its phone
             start = self.tracker.update(self._context(self.current), 0)
             status = self._loop([m.id for m in start])
@@ -268,7 +273,7 @@ class AttemptRunner(PersonMixin):
             if apply_injections(self) or (held and getattr(self.device, "name", "") != "sim"):
                 # an anomaly asked for is on the phone now, or a real phone moved on meanwhile
                 self.current = self._device_call(self.device.observe)
-                self._seen(self.current)
+                self._seen(index, self.current)
                 self._show(index, self.current)
             terminal = self._step(index, fb, start_hits if index == 0 else [])
             if terminal is None:
@@ -319,8 +324,7 @@ class AttemptRunner(PersonMixin):
         self.record_s += time.perf_counter() - t_rec
         try:
             terminal, after = self._perform(step, astep, obs, fb)
-            if after is not obs:
-                self._seen(after)
+            self._seen(index + 1, after)  # the same screen again (the phone left alone) is not encoded again
             hits = start_hits + [m.id for m in self.tracker.update(self._context(after), index)]
             step.anomalies = self.anomalies.note(obs, after)
         except DeviceLost as err:  # the phone is not coming back: keep what this step did and why it stopped

@@ -33,9 +33,7 @@ def close_attempt(run: AttemptRunner, status: str, error: str | None, obs: Obser
             final_state = run.states.cached(obs) or (run.device.state() if run.states.available else None)
         except Exception:
             final_state = None
-    state_error = run.states.close()
-    if state_error:
-        ep.state_error = state_error
+    run.states.close()  # its writes are the recorder's (`Recorder.later`): their error is read after `finish`
     if status in ("success", "failure", "timeout") and obs is not None:
         ctx = CheckContext.from_observation(obs, state=final_state, answer=run.answer)
         verdict = success(spec.task, run.tracker, ctx)
@@ -71,9 +69,12 @@ def close_attempt(run: AttemptRunner, status: str, error: str | None, obs: Obser
             final_ui=obs.ui_xml if obs is not None else None,
             final_state=final_state,
             error=error,
+            save=False,  # saved once, below, with the drain's time: not twice per attempt
         )
     finally:
         ep.timings.drain_s = round(time.perf_counter() - t_drain, 4)
+        if run.states.error:
+            ep.state_error = run.states.error
         if extra.input_tokens or extra.output_tokens or extra.cost_usd:
             ep.tokens = ep.tokens + extra
             ep.cost_usd = round(ep.tokens.cost_usd, 6)

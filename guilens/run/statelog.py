@@ -12,9 +12,12 @@ Exactly the states the live checks read are recorded, so a replay reaches every
 milestone at the step the run did, and recording costs no device call: the state is
 fetched at most once per observation (a step whose action left the phone alone, an
 `ask_user` or a rejected action, reuses it, and its line names the earlier file), and
-the JSON is encoded and written on a background thread, re-encoding only the apps whose
-state changed. A device with no app state (a
-real phone: `state()` is None) is asked once and never again; its steps name no state.
+the JSON is encoded and written off the step loop's thread, re-encoding only the apps
+whose state changed. In a run that thread is the recorder's writer, when it has no line
+to write (`Recorder.later`): no thread of its own to start and stop every attempt, and
+none more to share the interpreter's lock with the loop and the PNG encoders. A device
+with no app state (a real phone: `state()` is None) is asked once and never again; its
+steps name no state.
 
 Unlike a screen, a state file may be missing when its step line is on disk (a writer
 killed mid-step); readers take a missing file as "no state recorded there".
@@ -25,6 +28,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -58,15 +62,20 @@ def _dumps(value: Any) -> str:
 class StateLog:
     """The app state of each observation, fetched at most once, and recorded per step. One per attempt."""
 
-    def __init__(self, directory: Path, fetch: Callable[[], dict[str, Any] | None]) -> None:
+    def __init__(self, directory: Path, fetch: Callable[[], dict[str, Any] | None],
+                 submit: Callable[[Callable[[], None]], None] | None = None) -> None:
         self.dir = Path(directory)
         self._fetch = fetch
+        self.submit = submit
+        """Runs a write on a thread that keeps their order (the recorder's `later`); None: a thread of
+        the log's own. Whoever runs them waits for them before `error` is read."""
         self.available = True
         """False once the device has said it has no app state."""
         self._obs: object = None
         self._state: dict[str, Any] | None = None
         self._path: str | None = None
         self._pool: ThreadPoolExecutor | None = None
+        self._made = False
         self._apps: dict[str, tuple[Any, str]] = {}
         """Per app, its last state and that state's JSON (the writer thread's own)."""
         self.error: str | None = None
@@ -92,14 +101,19 @@ class StateLog:
             return None
         if self._path is None:  # else the phone is unchanged since an earlier step, whose file serves
             rel = state_path(index)
-            if self._pool is None:
+            if not self._made:
                 try:
                     (self.dir / STATE_DIR).mkdir(parents=True, exist_ok=True)
                 except OSError as err:
                     self.error = f"could not make {STATE_DIR}/: {reason(err)}"
                     return None
-                self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="state")
-            self._pool.submit(self._write, self._state, rel)
+                self._made = True
+            if self.submit is not None:
+                self.submit(partial(self._write, self._state, rel))
+            else:
+                if self._pool is None:
+                    self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="state")
+                self._pool.submit(self._write, self._state, rel)
             self._path = rel
         return self._path
 
@@ -129,7 +143,8 @@ class StateLog:
                 self.error = f"could not write {rel}: {err}"
 
     def close(self) -> str | None:
-        """Wait for the pending writes; return the first error, if any. Safe to call twice.
+        """Wait for the pending writes on the log's own thread; return the first error so far, if any
+        (writes through `submit` are waited for by its owner, and may add one). Safe to call twice.
 
         Lets go of the last observation (its screen is 8 MB): a finished attempt can outlive its
         end in a reference cycle, and should not hold a screen meanwhile."""

@@ -20,8 +20,10 @@ A hosted sim encodes its screens where it draws, and they reach this process
 as PNG bytes (`guilens.png.EncodedScreen`) that the recorder writes as they
 are: this process decodes a screen only when someone looks at its pixels (the
 TUI, an LLM agent). Its children come from a fork server that imports the sim
-first (about 0.2 s); `warm_hosts` starts it as soon as the device specs are
-known, so that import runs beside the caller's own loading and planning.
+and draws its screens once first (about 0.3 s); `warm_hosts` starts it as soon
+as the device specs are known, importing nothing heavy itself
+(`guilens.device.fork_server`), so that work runs beside the caller's own
+imports, loading and planning.
 """
 
 from __future__ import annotations
@@ -100,7 +102,7 @@ def warm_hosts(devices: list[Any]) -> None:
     starts now and imports the sim beside the caller's own work (loading and planning), not while the
     first device waits for it (`open_workers`)."""
     if hosted(devices):
-        from guilens.device.process_host import start_fork_server
+        from guilens.device.fork_server import start_fork_server  # standard library only: starts at once
 
         start_fork_server()
 

@@ -122,7 +122,10 @@ class ConfirmScreen(ModalScreen[bool]):
 
 
 class PromptScreen(ModalScreen[str | None]):
-    """One line of input: a milestone label, a step number."""
+    """One line of input: a milestone label, a step number.
+
+    `changed(text)`, if given, hears every edit (stripped), so the screen underneath can start on
+    what is being typed: the replay prepares the step whose number is typed so far."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
@@ -133,12 +136,14 @@ class PromptScreen(ModalScreen[str | None]):
         placeholder: str = "",
         value: str = "",
         validate: Callable[[str], str | None] | None = None,
+        changed: Callable[[str], object] | None = None,
     ) -> None:
         super().__init__()
         self.title_text = title
         self.placeholder = placeholder
         self.value = value
         self.validate_fn = validate
+        self.changed_fn = changed
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog", classes="prompt") as box:
@@ -149,6 +154,11 @@ class PromptScreen(ModalScreen[str | None]):
 
     def on_mount(self) -> None:
         self.query_one(Input).focus()
+
+    @on(Input.Changed)
+    def edited(self, event: Input.Changed) -> None:
+        if self.changed_fn is not None:
+            self.changed_fn(event.value.strip())
 
     @on(Input.Submitted)
     def submitted(self, event: Input.Submitted) -> None:

@@ -28,6 +28,13 @@ and shrinking it for the phone view a few more, so the replay used to spend
   screens always find two free threads).
   Nothing beyond the neighbours is read, so memory and work stay flat with the
   episode's length.
+- `expect` prepares a step that is likely next without delivering it: `g`'s
+  prompt reports each keystroke, and the step whose number is typed so far is
+  prepared while the person types on (each keystroke supersedes the last; a
+  request still to be delivered is never dropped for it). Enter then finds its
+  frames ready. `wait_ready` lets the event loop wait for a requested step where
+  it would otherwise paint the step it is leaving (the whole screen, when the
+  prompt closes), holding the GIL that the decoders need.
 
 Written by hand because what is cached is two-layered (decoded screens by
 index, frames by index and the phone's geometry) and must be single-flight
@@ -45,6 +52,7 @@ from collections.abc import Callable, Hashable
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import wait as futures_wait
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from PIL import Image
@@ -207,17 +215,32 @@ class ReplayLoader:
         self._frame_lock = threading.Lock()
         self._cond = threading.Condition()
         self._want: int | None = None
+        self._expected: int | None = None
         self._painted: int | None = None
         self._gen = 0
+        """Counts requests: a delivery is dropped when a newer request came in meanwhile."""
+        self._typed = 0
+        """Counts `expect`s: the preparing ahead stops when either count moves."""
         self._closed = False
         self._thread = threading.Thread(target=self._run, name="replay-loader", daemon=True)
         self._thread.start()
 
     def request(self, index: int) -> None:
-        """Show step `index` next; supersedes any request not yet delivered."""
+        """Show step `index` next; supersedes any request not yet delivered, and any `expect`."""
         with self._cond:
             self._want = index
+            self._expected = None
             self._gen += 1
+            self._cond.notify()
+
+    def expect(self, index: int) -> None:
+        """Step `index` is likely next (its number is being typed): prepare its pair, deliver nothing.
+
+        Supersedes the last `expect` and the neighbours' preparation, never a request still to be
+        delivered (that step is the one in view). The `request` that follows finds the pair ready."""
+        with self._cond:
+            self._expected = index
+            self._typed += 1
             self._cond.notify()
 
     def prepare_ready(self, index: int) -> Pair | None:
@@ -249,6 +272,16 @@ class ReplayLoader:
                 return None
             return Pair(index, before, after, self._frames[bkey], self._frames[akey])
 
+    def wait_ready(self, index: int, timeout: float) -> Pair | None:
+        """Step `index`'s pair once it is ready (`cached`), waiting up to `timeout` seconds for the
+        loader to finish it (ask for it with `request` first); None if it is not ready by then.
+        For the event loop only where it would otherwise paint something nobody waits for: the
+        wait lets go of the GIL, so the decoders run at full speed instead of behind that paint."""
+        end = time.monotonic() + timeout
+        while (pair := self.cached(index)) is None and time.monotonic() < end and not self._closed:
+            time.sleep(0.001)
+        return pair
+
     def close(self) -> None:
         with self._cond:
             self._closed = True
@@ -258,6 +291,11 @@ class ReplayLoader:
     # -- the loader's thread -----------------------------------------------------------------
     def _superseded(self, gen: int) -> bool:
         return self._closed or self._gen != gen
+
+    def _ahead_stopped(self, gen: int, typed: int) -> bool:
+        """Preparing ahead (neighbours, an expected step) gives way to any newer request or `expect`
+        (one waiting to be picked up, too)."""
+        return self._closed or self._gen != gen or self._typed != typed or self._expected is not None
 
     def _frame(self, shot: Shot, role: str, action: dict[str, Any] | None, key: Hashable) -> HalfcellFrame | None:
         if shot.image is None:
@@ -277,21 +315,31 @@ class ReplayLoader:
                 self._frames.popitem(last=False)
         return frame
 
-    def _wait_painted(self, index: int, gen: int) -> None:
-        """Until step `index` is painted (or superseded, or `PAINT_WAIT` passed): preparing the
+    def _wait_painted(self, index: int, stop: Callable[[], bool]) -> None:
+        """Until step `index` is painted (or newer work came, or `PAINT_WAIT` passed): preparing the
         neighbours holds the GIL in bursts, which would stretch the paint the person waits for."""
         with self._cond:
-            self._cond.wait_for(lambda: self._painted == index or self._superseded(gen), PAINT_WAIT)
+            self._cond.wait_for(lambda: self._painted == index or stop(), PAINT_WAIT)
 
-    def _pair(self, index: int, gen: int | None = None) -> Pair | None:
-        """Step `index`'s pair, decoded and prepared. While prefetching (`gen` given), a newer
-        request stops the wait (the decode itself finishes on its own thread) and gives None."""
+    def _prepare_ahead(self, index: int, stop: Callable[[], bool]) -> None:
+        """Step `index`'s pair into the caches, nothing delivered; a failure is left for the request
+        that shows the step, which reports it."""
+        try:
+            self._pair(index, stop)
+        except Exception:  # a pool shut down under us, or a screen that cannot be read
+            return
+
+    def _pair(self, index: int, stop: Callable[[], bool] | None = None) -> Pair | None:
+        """Step `index`'s pair, decoded and prepared. While preparing ahead (`stop` given), newer
+        work stops the wait (the decode itself finishes on its own thread) and gives None."""
         first, second = self.screens.future(index), self.screens.future(index + 1)
-        if gen is not None:
+        if stop is not None:
             while not (first.done() and second.done()):
-                if self._superseded(gen):
+                if stop():
                     return None
                 futures_wait([first, second], timeout=0.005)
+            if stop():
+                return None
         return self._made(index, first.result(), second.result())
 
     def _made(self, index: int, before: Shot, after: Shot) -> Pair:
@@ -305,11 +353,20 @@ class ReplayLoader:
     def _run(self) -> None:
         while True:
             with self._cond:
-                while self._want is None and not self._closed:
+                while self._want is None and self._expected is None and not self._closed:
                     self._cond.wait()
-                if self._closed or self._want is None:
+                if self._closed:
                     return
-                index, gen, self._want = self._want, self._gen, None
+                gen, typed = self._gen, self._typed
+                expected, wanted = self._expected, self._want
+                if wanted is None:
+                    self._expected = None
+                self._want = None  # a step expected meanwhile waits for this one's delivery
+            if wanted is None:  # only a step expected: prepare it, deliver nothing
+                if expected is not None and 0 <= expected < len(self.actions):
+                    self._prepare_ahead(expected, partial(self._ahead_stopped, gen, typed))
+                continue
+            index = wanted
             try:
                 deadline = time.monotonic() + 1.0
                 while not self.laid_out() and not self._superseded(gen) and time.monotonic() < deadline:
@@ -318,13 +375,15 @@ class ReplayLoader:
                 if pair is None or self._superseded(gen):
                     continue
                 self.deliver(pair)
-                self._wait_painted(index, gen)
+                typed = self._typed
+                stop = partial(self._ahead_stopped, gen, typed)
+                self._wait_painted(index, stop)
                 for delta in AHEAD:
                     near = index + delta
-                    if self._superseded(gen):
+                    if stop():
                         break
                     if 0 <= near < len(self.actions):
-                        self._pair(near, gen)
+                        self._pair(near, stop)
             except Exception as err:  # a pool shut down under us, or a bug: say so, keep serving
                 if self._closed:
                     return

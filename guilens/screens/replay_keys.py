@@ -14,11 +14,15 @@ from textual.reactive import reactive
 
 from guilens.describe import step_number
 from guilens.episode import Step
+from guilens.screens.replay_frames import ReplayLoader
 from guilens.screens.replay_labels import LabelMixin
 from guilens.screens.replay_steps import looked_at
 from guilens.screens.widgets.phone import PhoneView
 from guilens.screens.widgets.step_list import StepList
 from guilens.screens.widgets.verdict import VerdictView
+
+JUMP_WAIT = 0.08
+"""Seconds `g`'s Enter waits for the step's frames before the prompt closes (see `action_goto`)."""
 
 
 class ReplayKeys(LabelMixin):
@@ -26,6 +30,7 @@ class ReplayKeys(LabelMixin):
 
     steps: list[Step]
     settings: Any
+    loader: ReplayLoader | None
     _looked: dict[int, list[str]]
     index: reactive[int]
     zoomed: reactive[bool] = reactive(False)
@@ -62,11 +67,26 @@ class ReplayKeys(LabelMixin):
                 return f"a step number from {first} to {last}"
             return None
 
-        def go(text: str | None) -> None:
-            if text is not None:
-                self.index = int(text) - first
+        def typed(text: str) -> None:
+            """The step typed so far is prepared while the person types on (`ReplayLoader.expect`):
+            Enter then finds its frames ready, and shows it in the paint that closes the prompt."""
+            if self.loader is not None and check(text) is None:
+                self.loader.expect(int(text) - first)
 
-        self.app.push_screen(PromptScreen("Go to step", placeholder=f"{first}-{last}", validate=check), go)
+        def go(text: str | None) -> None:
+            if text is None:
+                return
+            index = int(text) - first
+            if self.loader is not None and index != self.index:
+                # Closing the prompt repaints the whole screen: waiting (briefly) for the step's frames
+                # here makes that paint show the new step, where it would show the old one and hold
+                # the GIL through the decode (a typed step is ready already: no wait).
+                self.loader.request(index)
+                self.loader.wait_ready(index, JUMP_WAIT)
+            self.index = index
+
+        self.app.push_screen(PromptScreen("Go to step", placeholder=f"{first}-{last}", validate=check,
+                                          changed=typed), go)
 
     def action_zoom(self) -> None:
         self.zoomed = not self.zoomed

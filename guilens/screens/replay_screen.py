@@ -17,7 +17,10 @@ was still loading for the step before it; a frame for a step left is dropped.
 Every paint costs Textual 10-40 ms at 200x60, so the screen paints as few as it
 can: the first step is in the first paint (the phones' box is worked out before
 the first layout, the width's class is set before it too, so there is no second
-one, and the modules the paint would import are imported with the screen); a
+one, a decode still running when the screen mounts is waited for, and the modules
+the paint would import are imported with the screen); `g` prepares the step whose
+number is being typed, and its Enter shows that step in the paint that closes the
+prompt, not the step left (`replay_keys`); a
 step is shown whole, its text with its frames (`watch_index`); moving repaints the
 widgets that changed, not the screen; Home and End go straight to the screen.
 
@@ -36,6 +39,7 @@ the judge's decision beside it.
 
 from __future__ import annotations
 
+from concurrent.futures import wait as futures_wait
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -49,7 +53,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
 from textual.reactive import reactive
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 import guilens.judge.labels
 import guilens.screens.label_modal
@@ -64,6 +68,7 @@ from guilens.screens.widgets.memory import MemoryView
 from guilens.screens.widgets.milestones import MilestoneView, rows_from_task
 from guilens.screens.widgets.phone import PhoneView, Renderer
 from guilens.screens.widgets.render import render_step
+from guilens.screens.widgets.steady_footer import SteadyFooter
 from guilens.screens.widgets.step_list import StepList
 from guilens.screens.widgets.verdict import VerdictView
 
@@ -71,6 +76,8 @@ if TYPE_CHECKING:
     from guilens.judge.labels import Label
 
 
+FIRST_WAIT = 0.15
+"""Seconds the first paint waits for the first step's screens to finish decoding (see `on_mount`)."""
 TEXT_WAIT = 0.08
 """Seconds a step's text waits for its frames before it is shown without them (see `watch_index`)."""
 
@@ -196,7 +203,7 @@ class ReplayScreen(ReplayKeys):
                 with VerticalScroll(id="verdict-box") as box:
                     box.border_title = "verdict"
                     yield VerdictView(id="verdict")
-        yield Footer(compact=True)
+        yield SteadyFooter(compact=True)
         self.sub_title = f"{ep.scenario}:{ep.task}" if ep.scenario else ep.task
 
     def _summary(self) -> Content:
@@ -236,6 +243,9 @@ class ReplayScreen(ReplayKeys):
             deliver=lambda pair: self.post_message(Loaded(pair)),
             laid_out=lambda: before.box != (0, 0) or before.view == "text")
         if self.steps:
+            # The first paint would show no phones without them, and a second paint costs more than the
+            # rest of the decode: wait for it here (the GIL let go, so the decoders run at full speed).
+            futures_wait([self.screens.future(0), self.screens.future(1)], timeout=FIRST_WAIT)
             self.loader.prepare_ready(0)  # decoded while Textual composed: in the first paint
             self.watch_index(0)
         else:
