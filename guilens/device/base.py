@@ -77,6 +77,22 @@ class Observation:
     def ui(self) -> UINode | None:
         return parse_ui_xml(self.ui_xml) if self.ui_xml else None
 
+    def known_ui(self, tree: UINode) -> Observation:
+        """Hand over the tree `ui_xml` was written from, so `ui` costs no parse: the sim builds its tree
+        and writes the XML from it, and parsing that XML back was 6% of the step loop on the memory
+        pack (the checks and the agents read `ui` every step). The tree must be exactly what parsing
+        `ui_xml` gives, since the judge parses the recorded XML later (tests hold the sim to it), and
+        nobody may change it: observations of one unchanged screen share it. Returns `self`."""
+        self.__dict__["ui"] = tree
+        return self
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled without the parsed tree: a crossing (a device process, a Ray actor) carries the XML
+        only, and the far side parses it when it reads `ui`."""
+        state = dict(self.__dict__)
+        state.pop("ui", None)
+        return state
+
 
 @runtime_checkable
 class Device(Protocol):

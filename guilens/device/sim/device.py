@@ -59,6 +59,8 @@ class SimDevice(Editing, anomalies.AnomalyControls):
         self._initial: Phone
         self._view: View | None = None
         self._xml: str | None = None
+        self._ui: UINode | None = None
+        """The tree `_xml` was written from: observations are handed it (`Observation.known_ui`)."""
         self._img: Image.Image | None = None
         self._img_key: tuple[str, bool] | None = None
         self.load_setup(setup or {})
@@ -156,15 +158,17 @@ class SimDevice(Editing, anomalies.AnomalyControls):
             node.parent = root
             root.children = [node]
             self._xml = to_ui_xml(root)
+            self._ui = root
         key = (self._xml, self._dark())
         if self._img is None or self._img_key != key:
             self._img = render(view, self._size)
             self._img_key = key
+        assert self._ui is not None  # written with `_xml`
         return Observation(
             screenshot=readonly_view(self._img), ui_xml=self._xml, app=ALL[self._phone.foreground].package,
             clock=self._phone.clock, size=self._size,
             extra=self._extra(),
-        )
+        ).known_ui(self._ui)
 
     def _extra(self) -> dict[str, Any]:
         """The observation's `extra`: the screen's name, and the anomalies (`AnomalyControls`)."""
