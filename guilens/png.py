@@ -296,12 +296,6 @@ class EncodedScreen(PngImageFile):
         return (EncodedScreen, (self.encoded,))
 
 
-def encoded_png(img: Image.Image) -> bytes | None:
-    """The PNG bytes `img` arrived in, when it is an `EncodedScreen` (else None: it must be encoded).
-    Waits for bytes still on their way; `encoded_future` does not."""
-    return img.encoded if isinstance(img, EncodedScreen) else None
-
-
 def encoded_future(img: Image.Image) -> Future[bytes] | None:
     """The PNG bytes `img` arrived in, or will (its `result()` waits for them), when it is an
     `EncodedScreen`; None when it must be encoded. Never waits: what a step loop hands a writer."""

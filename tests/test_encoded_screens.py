@@ -24,7 +24,7 @@ from guilens.device.hosted import HostedDevice
 from guilens.device.process_host import ProcessHost
 from guilens.device.sim import SimDevice
 from guilens.episode import EpisodeReader, Recorder
-from guilens.png import EncodedScreen, FrameEncoder, encoded_png
+from guilens.png import EncodedScreen, FrameEncoder, encoded_future
 from guilens.run.engine import Runner
 from guilens.run.plan import plan_run
 from guilens.screens.widgets.halfcell import prepare_frame
@@ -44,7 +44,8 @@ def test_an_encoded_screen_is_decoded_on_first_use_of_its_pixels_and_only_once()
     assert screen.tobytes() == img.tobytes()
     assert screen.resize((108, 240)).tobytes() == img.resize((108, 240)).tobytes()
     assert screen.decoded and EncodedScreen.decodes == before + 1
-    assert encoded_png(screen) == screen.encoded and encoded_png(img) is None
+    late = encoded_future(screen)
+    assert late is not None and late.result() == screen.encoded and encoded_future(img) is None
 
 
 def test_two_threads_reading_it_at_once_decode_it_once() -> None:

@@ -6,12 +6,12 @@ request still to be delivered is never dropped for a step only typed."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import tui_helpers  # noqa: F401  (pins the phones' cell size)
-from test_replay_paint import Paints, state
+from test_replay_paint import Paints, open_loader, state, wait
 from test_replay_speed import record, same, settled
 from test_tui_run import wait_for
 
@@ -19,7 +19,7 @@ from guilens.episode import EpisodeReader
 from guilens.screens import replay_frames
 from guilens.screens.app import GuilensApp
 from guilens.screens.modals import PromptScreen
-from guilens.screens.replay_frames import EpisodeScreens, Pair, ReplayLoader
+from guilens.screens.replay_frames import Pair, ReplayLoader
 from guilens.screens.replay_screen import ReplayScreen
 from guilens.screens.widgets.phone import PhoneView
 from guilens.screens.widgets.step_list import StepList
@@ -109,20 +109,7 @@ async def test_escape_leaves_the_step_in_view(episode: Path) -> None:
 
 @pytest.fixture
 def loader(episode: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[ReplayLoader, list[Pair]]]:
-    monkeypatch.setattr(replay_frames, "PAINT_WAIT", 10.0)
-    reader = EpisodeReader(episode)
-    delivered: list[Pair] = []
-    made = ReplayLoader(EpisodeScreens(reader), [s.action for s in reader.steps],
-                        prepare=lambda image, action: None, frame_key=lambda: (40, 44), deliver=delivered.append)
-    yield made, delivered
-    made.close()
-
-
-def wait(cond: Callable[[], bool], timeout: float = 10.0) -> None:
-    end = time.monotonic() + timeout
-    while not cond():
-        assert time.monotonic() < end, "timed out"
-        time.sleep(0.01)
+    yield from open_loader(episode, monkeypatch)
 
 
 def test_an_expected_step_is_prepared_and_not_delivered(loader: tuple[ReplayLoader, list[Pair]]) -> None:

@@ -217,8 +217,8 @@ async def test_home_and_end_reach_the_screen_without_the_list_moving_first(episo
         assert [m.index for m in posted if isinstance(m, StepList.Highlighted)] == [1]
 
 
-@pytest.fixture
-def loader(episode: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[ReplayLoader, list[Pair]]]:
+def open_loader(episode: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[ReplayLoader, list[Pair]]]:
+    """A loader on `episode` with no screen around it, and the pairs it delivers (closed after)."""
     monkeypatch.setattr(replay_frames, "PAINT_WAIT", 10.0)
     reader = EpisodeReader(episode)
     delivered: list[Pair] = []
@@ -227,6 +227,11 @@ def loader(episode: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Rep
                         frame_key=lambda: (40, 44), deliver=delivered.append)
     yield made, delivered
     made.close()
+
+
+@pytest.fixture
+def loader(episode: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[ReplayLoader, list[Pair]]]:
+    yield from open_loader(episode, monkeypatch)
 
 
 def wait(cond: Callable[[], bool], timeout: float = 10.0) -> None:
