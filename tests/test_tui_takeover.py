@@ -104,18 +104,23 @@ async def test_the_trace_follows_the_newest_step_while_the_controls_are_open(tmp
             await pilot.pause(0.3)
             assert screen.pane.human.display
             assert trace.scroll_y == trace.max_scroll_y, f"the trace stopped following after {command!r}"
-        # scrolled up to read: new steps do not pull the view away ...
-        trace.focus()
-        await pilot.press("home")
+        # scrolled up to read: new steps do not pull the view away ... (the person's turn opens
+        # first: opening it puts the keys on the element list, which would take Home from the trace)
         await wait_for(pilot, lambda: asking(screen))
+        trace.focus()
+        await wait_for(pilot, lambda: app.focused is trace, what="the trace's focus")
+        await pilot.press("home")
+        await wait_for(pilot, lambda: trace.scroll_offset.y == 0, what="the trace at its top")
         screen.send_human("back")
         await wait_for(pilot, lambda: len(screen.steps) == 8)
         await pilot.pause(0.2)
         assert trace.scroll_offset.y == 0 and not trace.following
         # ... until the person goes back to the end (the new turn put the keys back on the list)
-        trace.focus()
-        await pilot.press("end")
         await wait_for(pilot, lambda: asking(screen))
+        trace.focus()
+        await wait_for(pilot, lambda: app.focused is trace, what="the trace's focus")
+        await pilot.press("end")
+        await wait_for(pilot, lambda: trace.following, what="the trace following again")
         screen.send_human("back")
         await wait_for(pilot, lambda: len(screen.steps) == 9)
         await pilot.pause(0.2)
@@ -137,8 +142,19 @@ async def _take_over_at_start(app: GuilensApp, pilot: Any) -> RunScreen:
     await pilot.press("t")
     await wait_for(pilot, lambda: asking(screen) and len(screen.pane.human.elements) >= 5)
     phone = screen.pane.phone
-    await wait_for(pilot, lambda: phone.canvas is not None and phone.canvas.frame is not None, what="the frame")
+
+    def settled() -> bool:
+        """The frame shown was made for the pixels' part as it is now laid out: opening the controls
+        resizes the phone, and under load the frame for the new size can land after a fixed pause."""
+        canvas = phone.canvas
+        if canvas is None or canvas.frame is None:
+            return False
+        fit, size = canvas.frame.fit, canvas.content_region.size
+        return phone.box == (size.width, size.height) and (fit.box_cols, fit.box_rows) == phone.box
+
+    await wait_for(pilot, settled, what="the frame for the phone's settled size")
     await pilot.pause(0.3)
+    await wait_for(pilot, settled, what="the frame for the phone's settled size")
     return screen
 
 

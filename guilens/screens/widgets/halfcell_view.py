@@ -42,9 +42,12 @@ class HalfcellView(Widget):
         so it is read once per frame and size, not once per line."""
 
     def on_resize(self, event: events.Resize) -> None:
+        # Textual can paint the new size before this event arrives, with lines padded or cropped to
+        # the old width: those lines are cached, so paint again now that the width is known.
         self._width, self._height = event.size
         self._lines.clear()
         self._placed = None
+        self.refresh()
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
