@@ -1,6 +1,10 @@
 """Devices in parallel: how much more a run gets done with two sims than with one (issue 14).
 
-Usage: python benchmarks/bench_parallel.py [--rounds 3] [--scenario memory] [--level L0] [--tasks N]
+Usage: python benchmarks/bench_parallel.py [--rounds 3] [--scenario memory] [--level L0] [--tasks N] [--baseline DIR]
+
+`--baseline DIR`: DIR holds another guilens package (`DIR/guilens`, e.g. the last commit's:
+`git archive HEAD guilens | tar -x -C DIR`); its `one` and `processes` runs are interleaved with
+this tree's in the same rounds, and a last table sets its ratio beside this tree's.
 
 Runs the same tasks (the memory pack by default: the oracle agent and oracle
 user, headless, every screen recorded) three ways per round, interleaved round
@@ -50,6 +54,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -59,7 +64,9 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+BASE_ENV = "GUILENS_BENCH_ROOT"
+"""Set in a run's environment to the folder whose `guilens` it imports (a `--baseline` run)."""
+sys.path.insert(0, os.environ.get(BASE_ENV) or str(ROOT))
 
 TARGET = 1.6
 WAYS = ("one", "processes", "threads")
@@ -148,14 +155,24 @@ def fork_server_cpu() -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
 
 
-def fresh(way: str, args: argparse.Namespace, out: Path) -> dict[str, float]:
-    """`run_once` in a new interpreter: cold caches, as a real `guilens run` starts."""
+def fresh(way: str, args: argparse.Namespace, out: Path, root: Path | None = None) -> dict[str, float]:
+    """`run_once` in a new interpreter: cold caches, as a real `guilens run` starts. `root`: the folder
+    whose `guilens` the run imports (first on its path, its device processes' too), else this tree's."""
     cmd = [sys.executable, __file__, "--one", way, "--scenario", args.scenario, "--level", args.level,
            "--out", str(out)] + (["--tasks", str(args.tasks)] if args.tasks is not None else [])
-    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    env = dict(os.environ)
+    env.pop(BASE_ENV, None)
+    if root is not None:
+        env[BASE_ENV] = str(root)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(root), env.get("PYTHONPATH", "")) if p)
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False, env=env)
     if done.returncode != 0:
-        sys.exit(f"{way}: the run failed:\n{done.stderr or done.stdout}")
-    return dict(json.loads(done.stdout.strip().splitlines()[-1]))
+        sys.exit(f"{way}{' (baseline)' if root else ''}: the run failed:\n{done.stderr or done.stdout}")
+    got = dict(json.loads(done.stdout.strip().splitlines()[-1]))
+    where = Path(str(got.pop("guilens"))).resolve()
+    if root is not None and not where.is_relative_to(root.resolve()):
+        sys.exit(f"the baseline run imported {where}, not the guilens in {root}")
+    return got
 
 
 def main() -> None:
@@ -166,10 +183,17 @@ def main() -> None:
     ap.add_argument("--tasks", type=int, default=None, help="play only the first N tasks (default: all)")
     ap.add_argument("--one", choices=WAYS, help=argparse.SUPPRESS)  # a single run, in this process
     ap.add_argument("--out", type=Path, help=argparse.SUPPRESS)
+    ap.add_argument("--baseline", type=Path, help="a folder holding another guilens package, run interleaved")
     args = ap.parse_args()
     if args.one:
-        print(json.dumps(run_once(args.one, args.scenario, args.level, args.tasks, args.out)))
+        import guilens
+
+        got: dict[str, Any] = run_once(args.one, args.scenario, args.level, args.tasks, args.out)
+        print(json.dumps({**got, "guilens": guilens.__file__}))
         return
+    if args.baseline is not None and not (args.baseline / "guilens" / "__init__.py").is_file():
+        raise SystemExit(f"--baseline {args.baseline}: no guilens package in it (DIR/guilens/__init__.py)")
+    base_rates: dict[str, list[float]] = {"one": [], "processes": []}
 
     rates: dict[str, list[float]] = {w: [] for w in WAYS}
     steady: dict[str, list[float]] = {w: [] for w in WAYS}
@@ -183,6 +207,10 @@ def main() -> None:
             order = WAYS[r % len(WAYS):] + WAYS[:r % len(WAYS)]  # no way always runs first (or last)
             line = []
             for way in order:
+                if args.baseline is not None and way in base_rates:
+                    base = fresh(way, args, Path(tmp) / f"base-{way}-{r}", root=args.baseline)
+                    base_rates[way].append(base["steps"] / base["wall"])
+                    line.append(f"baseline {way} {base['wall']:5.2f} s")
                 got = fresh(way, args, Path(tmp) / f"{way}-{r}")
                 wall, steps = got["wall"], int(got["steps"])
                 rates[way].append(steps / wall)
@@ -222,6 +250,12 @@ def main() -> None:
     print(f"CPU per step: one {one_cpu:.2f} ms, processes {proc_cpu:.2f} ms ({proc_cpu / one_cpu:.2f}x); on 2 idle "
           f"cores 2 sims cannot pass {cap:.0f} steps/s (2 cores / CPU per step, and the parent's share in one "
           f"core), {cap / med_steady['one']:.2f}x the one-sim rate after its first step measured here")
+    if args.baseline is not None:
+        b_one, b_proc = statistics.median(base_rates["one"]), statistics.median(base_rates["processes"])
+        print(f"\nthe baseline ({args.baseline}) beside this tree, same rounds (steps/s, medians):")
+        print(f"{'':12}{'one':>9}{'processes':>11}{'ratio':>8}")
+        print(f"{'baseline':12}{b_one:9.1f}{b_proc:11.1f}{b_proc / b_one:7.2f}x")
+        print(f"{'this tree':12}{med['one']:9.1f}{med['processes']:11.1f}{ratio:7.2f}x")
 
 if __name__ == "__main__":
     main()

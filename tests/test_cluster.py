@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
 import signal
 import socket
 import subprocess
@@ -34,6 +35,7 @@ from guilens.cluster.connect import Cluster, parse_address
 from guilens.cluster.resources import adb_resource, declared_devices, node_command, serial_of
 from guilens.cluster.wire import pack_error, pack_result, unpack_result
 from guilens.device.base import DeviceDisconnected, Observation
+from guilens.device.sim import SimDevice
 
 try:
     import ray  # noqa: F401
@@ -102,6 +104,10 @@ def test_observations_and_device_errors_cross_the_wire_unchanged() -> None:
     assert isinstance(back, Observation) and back.screenshot.tobytes() == im.tobytes()
     assert (back.ui_xml, back.app, back.clock, back.size, back.extra) == (
         obs.ui_xml, obs.app, obs.clock, obs.size, obs.extra)
+    assert "ui" not in back.__dict__  # its tree was never parsed: the XML alone crossed
+    sim = SimDevice().observe()  # the sim hands over the tree it wrote the XML from: it crosses too
+    again = unpack_result(*pickle.loads(pickle.dumps(pack_result(sim))))  # as Ray carries it
+    assert "ui" in again.__dict__ and again.ui is not sim.ui and again.ui_xml == sim.ui_xml
     err = DeviceDisconnected("the cable", "plug it back", performed=False)
     with pytest.raises(DeviceDisconnected) as got:
         unpack_result(*pack_error(err))

@@ -111,6 +111,22 @@ def test_a_hosted_sim_is_the_sim_pixel_for_pixel(hosted: HostedDevice) -> None:
     _same(hosted.observe(), local.observe())
 
 
+def test_a_hosted_observation_brings_the_sims_tree_so_the_run_parses_no_xml(hosted: HostedDevice) -> None:
+    """The parsed tree crosses with the observation (cheaper than parsing its XML in the run's
+    process, which reads `ui` every step), and is the parse of that XML, parent links included."""
+    from test_sim_known_ui import fields, parents_hold
+
+    from guilens.device.uitree import parse_ui_xml
+
+    for step in (None, OpenApp(app="notes"), KeyPress(key="home"), None):
+        if step is not None:
+            hosted.act(step)
+        obs = hosted.observe()
+        assert "ui" in obs.__dict__, "the observation came without its tree: the run would parse the XML"
+        assert obs.ui is not None and obs.ui_xml is not None
+        assert fields(obs.ui) == fields(parse_ui_xml(obs.ui_xml)) and parents_hold(obs.ui)
+
+
 def test_a_screen_handed_out_is_the_callers_own(hosted: HostedDevice) -> None:
     first = hosted.observe()
     before = first.screenshot.tobytes()

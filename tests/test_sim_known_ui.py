@@ -3,6 +3,7 @@ that tree must be exactly what parsing the XML gives, since the judge parses the
 
 from __future__ import annotations
 
+import dataclasses
 import pickle
 from typing import Any
 
@@ -70,9 +71,14 @@ def test_every_app_and_the_launcher() -> None:
     assert watch.checked == len(APPS) + 1
 
 
-def test_the_tree_does_not_cross_a_pickle_and_is_parsed_on_the_far_side() -> None:
+def test_the_tree_crosses_a_pickle_whole_and_a_tree_never_parsed_does_not() -> None:
     obs = SimDevice().observe()
     assert "ui" in obs.__dict__
     back = pickle.loads(pickle.dumps(obs))
-    assert "ui" not in back.__dict__  # only the XML crossed
-    assert back.ui is not None and fields(back.ui) == fields(obs.ui)  # type: ignore[arg-type]
+    assert "ui" in back.__dict__  # the far side does not parse the XML again
+    assert back.ui is not obs.ui and fields(back.ui) == fields(obs.ui)  # type: ignore[arg-type]
+    assert parents_hold(back.ui) and back.ui.parent is None  # type: ignore[arg-type]
+    unparsed = dataclasses.replace(obs)  # a copy: its cached tree stays behind
+    assert "ui" not in unparsed.__dict__
+    again = pickle.loads(pickle.dumps(unparsed))
+    assert "ui" not in again.__dict__ and fields(again.ui) == fields(obs.ui)  # type: ignore[arg-type]

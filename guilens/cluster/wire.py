@@ -62,6 +62,7 @@ def pack_result(value: Any) -> tuple[str, Any]:
         return "obs", {
             "screen": pack_image(value.screenshot), "ui_xml": value.ui_xml, "app": value.app,
             "clock": value.clock, "size": tuple(value.size), "extra": dict(value.extra),
+            "ui": value.__dict__.get("ui"),  # the parsed tree, when known: cheaper to carry than to parse again
         }
     if isinstance(value, Image.Image):
         return "image", pack_image(value)
@@ -71,9 +72,11 @@ def pack_result(value: Any) -> tuple[str, Any]:
 def unpack_result(kind: str, payload: Any) -> Any:
     """The driver's side of `pack_result` (and of `pack_error`, which it raises)."""
     if kind == "obs":
-        return Observation(screenshot=unpack_image(payload["screen"]), ui_xml=payload["ui_xml"],
-                           app=payload["app"], clock=payload["clock"], size=tuple(payload["size"]),
-                           extra=payload["extra"])
+        obs = Observation(screenshot=unpack_image(payload["screen"]), ui_xml=payload["ui_xml"],
+                          app=payload["app"], clock=payload["clock"], size=tuple(payload["size"]),
+                          extra=payload["extra"])
+        tree = payload.get("ui")
+        return obs.known_ui(tree) if tree is not None else obs
     if kind == "image":
         return unpack_image(payload)
     if kind == "err":

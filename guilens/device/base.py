@@ -86,12 +86,21 @@ class Observation:
         self.__dict__["ui"] = tree
         return self
 
+    def with_screenshot(self, screenshot: Image.Image | None) -> Observation:
+        """A copy showing `screenshot` (None: the pixels travel apart), keeping what this one knows:
+        `dataclasses.replace` would call `__init__` and leave the parsed tree behind."""
+        out = object.__new__(Observation)
+        out.__dict__.update(self.__dict__)
+        out.screenshot = screenshot  # type: ignore[assignment]
+        return out
+
     def __getstate__(self) -> dict[str, Any]:
-        """Pickled without the parsed tree: a crossing (a device process, a Ray actor) carries the XML
-        only, and the far side parses it when it reads `ui`."""
-        state = dict(self.__dict__)
-        state.pop("ui", None)
-        return state
+        """Pickled with the parsed tree when it is known: a crossing (a device process, a Ray actor)
+        carries the tree beside its XML, since pickling and unpickling it (0.35 ms for a 60-node sim
+        screen) costs the far side less than parsing the XML again (0.9 ms), and the far side reads
+        `ui` every step (the agents, the anomaly check, the milestone checks). An observation whose
+        tree was never parsed crosses as its XML, and the far side parses it if it reads `ui`."""
+        return dict(self.__dict__)
 
 
 @runtime_checkable

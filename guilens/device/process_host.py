@@ -41,7 +41,10 @@ two sims cost 10.0 ms of CPU a step, 3.9 of it in the parent, against 12.2 and
 7.5 before, and 8.3 for one sim in-process. A screen that did not change since
 the last one the parent got (the sim re-renders only when its tree changes)
 crosses as a mark; the parent makes a new `EncodedScreen` of the same bytes,
-so no two observations share pixels someone might draw on.
+so no two observations share pixels someone might draw on. The parsed UI tree crosses with
+the XML it was written from (`Observation.__getstate__`): the run reads it every step, and parsing
+the XML again in the run's process was 0.65 ms of its 4 ms a step; with it, two sims went from
+1.55x to 1.67x the throughput of one (`benchmarks/bench_parallel.py --baseline`, same rounds).
 
 The reply does not wait for the PNG: the child sends the action's result, the
 UI tree and the state with the new screen's mode and size, then encodes, then
@@ -196,9 +199,9 @@ class ProcessHost:
         img = self._screen(frame)
         if isinstance(result, ActResult):
             assert result.observation is not None
-            result.observation = dataclasses.replace(result.observation, screenshot=img)
+            result.observation = result.observation.with_screenshot(img)
             return result
-        return dataclasses.replace(result, screenshot=img)
+        return result.with_screenshot(img)
 
     def _screen(self, frame: Any) -> EncodedScreen:
         """The reply's screen, still encoded: a new one, whose bytes follow the reply (the child encodes
@@ -360,7 +363,7 @@ class _Screens:
         if obs is None:
             return result, None, None
         img = obs.screenshot
-        bare: Any = dataclasses.replace(obs, screenshot=None)  # type: ignore[arg-type]  # the pixels go apart
+        bare: Any = obs.with_screenshot(None)  # the pixels go apart; the parsed tree crosses with the rest
         if isinstance(result, ActResult):
             bare = dataclasses.replace(result, observation=bare)
         if img.im is self.last:
