@@ -114,6 +114,35 @@ async def test_the_first_paint_waits_for_screens_still_decoding(episode: Path, m
         assert next(s for s in paints.seen if s is not None) == ("step 1 of 30", 0, 1)
 
 
+async def test_the_first_steps_frames_are_made_on_the_decoding_threads(episode: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each of step 1's screens is shrunk for its phone by the thread that decoded it, while Textual
+    mounts the screen: the event loop makes no frame for the first paint, and its rows are parsed
+    before that paint too."""
+    made: list[str] = []
+    prepare = PhoneView.prepare
+
+    def watched(phone: PhoneView, *args: Any, **kwargs: Any) -> Any:
+        made.append(threading.current_thread().name)
+        return prepare(phone, *args, **kwargs)
+
+    monkeypatch.setattr(PhoneView, "prepare", watched)
+    app = GuilensApp(lambda: ReplayScreen(episode))
+    paints = Paints(lambda: (state(app), list(made)))
+    paints.install(monkeypatch)
+    async with app.run_test(size=(200, 60)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, ReplayScreen)
+        await settled(pilot, screen, 0)
+        shown, before_paint = next(s for s in paints.seen if s[0] is not None)
+        assert shown == ("step 1 of 30", 0, 1)
+        assert len(before_paint) == 2 and all(name.startswith("replay-decode") for name in before_paint), before_paint
+        rows = screen.query_one("#step-list", StepList)
+        missing = [i for i in range(min(rows.count, rows.scrollable_content_region.height))
+                   if rows._contents.get(i) is None]
+        assert not missing, (missing, rows.count)
+
+
 async def test_a_step_not_prepared_ahead_is_shown_whole(episode: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(replay_screen, "TEXT_WAIT", 10.0)  # the frames always win, however slow the machine
     app = GuilensApp(lambda: ReplayScreen(episode))

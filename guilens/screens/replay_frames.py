@@ -21,8 +21,8 @@ and shrinking it for the phone view a few more, so the replay used to spend
   the GIL in bursts through the paint), prepares its neighbours (next two,
   previous one): their screens decoded and their phone frames already shrunk
   and drawn with the action, so ← and → cost the event loop only the handing
-  over. `prepare_ready` makes a pair on the caller's thread from screens
-  decoded already (the first step, in the first paint). A newer request supersedes the
+  over. The first step's frames are made by the threads that decode its
+  screens (`prepare_when_decoded`), while Textual mounts. A newer request supersedes the
   one in progress: its result is not delivered, and the prefetch stops without
   waiting for the decode it started (one at a time, so the new step's two
   screens always find two free threads).
@@ -252,6 +252,23 @@ class ReplayLoader:
         if before is None or after is None:
             return None
         return self._made(index, before, after)
+
+    def prepare_when_decoded(self, index: int) -> None:
+        """Make step `index`'s frames on the decoding threads, each as soon as its screen is decoded,
+        for the phones' box as it is then (the screen's first step: its box is worked out before
+        the first layout). `cached` then finds the pair without the event loop shrinking anything,
+        and the loop composes and mounts the screen meanwhile, on the other core."""
+        if not 0 <= index < len(self.actions):
+            return
+        for shot_index, role, action in ((index + 1, "after", None), (index, "before", self.actions[index])):
+            self.screens.future(shot_index).add_done_callback(partial(self._frame_of, role, action))
+
+    def _frame_of(self, role: str, action: dict[str, Any] | None, fut: Future[Shot]) -> None:
+        """A decoded screen's frame, on the thread that decoded it; a failure is left for `_made`."""
+        try:
+            self._frame(fut.result(), role, action, self.frame_key())
+        except Exception:  # a screen that cannot be read, or a pool shut down: the request reports it
+            return
 
     def painted(self, index: int) -> None:
         """Step `index` is on the screen: the neighbours may be prepared now (see `_run`)."""

@@ -192,6 +192,9 @@ class ReplayScreen(ReplayKeys):
                     before.box = after.box = (cols - 2, height - head.get_height({}, width) - 3)
                 yield before
                 yield after
+                self.loader = self._make_loader(before, after)
+                if self.steps:  # step 1's frames are made as its screens decode, while Textual mounts
+                    self.loader.prepare_when_decoded(0)
             with Vertical(id="detail"):
                 with VerticalScroll(id="detail-box") as box:
                     box.border_title = "step"
@@ -233,20 +236,27 @@ class ReplayScreen(ReplayKeys):
             if phone.styles.width is None or phone.styles.width.value != cols:
                 phone.styles.width = cols
 
-    def on_mount(self) -> None:
-        self.query_one(VerdictView).show(self.verdict)
-        self.query_one("#step-list", StepList).focus()
-        before, after = self.query_one("#before", PhoneView), self.query_one("#after", PhoneView)
-        self.loader = ReplayLoader(
+    def _make_loader(self, before: PhoneView, after: PhoneView) -> ReplayLoader:
+        return ReplayLoader(
             self.screens, [s.action for s in self.steps], prepare=before.prepare,
             frame_key=lambda: (before.box, before.viewport, after.box, after.viewport, before.renderer),
             deliver=lambda pair: self.post_message(Loaded(pair)),
             laid_out=lambda: before.box != (0, 0) or before.view == "text")
+
+    def on_mount(self) -> None:
+        self.query_one(VerdictView).show(self.verdict)
+        steps = self.query_one("#step-list", StepList)
+        steps.focus()
+        assert self.loader is not None  # made in `compose`
         if self.steps:
+            # While the first step's screens still decode and shrink on other threads: the rows the
+            # first paint shows, parsed now rather than inside that paint.
+            steps.prepare_rows(0, self.app.size.height)
             # The first paint would show no phones without them, and a second paint costs more than the
-            # rest of the decode: wait for it here (the GIL let go, so the decoders run at full speed).
+            # rest of the decode: wait for them here (the GIL let go, so the decoders run at full speed).
             futures_wait([self.screens.future(0), self.screens.future(1)], timeout=FIRST_WAIT)
-            self.loader.prepare_ready(0)  # decoded while Textual composed: in the first paint
+            if self.loader.wait_ready(0, FIRST_WAIT / 3) is None:  # frames made on the decoders' threads
+                self.loader.prepare_ready(0)  # else here: a box guessed wrong, or a slow thread
             self.watch_index(0)
         else:
             self.query_one("#step-detail", Static).update("This episode has no steps.")

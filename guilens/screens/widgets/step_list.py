@@ -119,6 +119,13 @@ class StepList(ScrollView, can_focus=True):
         super().notify_style_update()
         self._strips.clear()
 
+    def prepare_rows(self, first: int, count: int) -> None:
+        """Build rows `first` to `first + count - 1` now, before they are drawn (the replay does it
+        while its first step's screens decode, so its first paint does not parse them)."""
+        for index in range(max(0, first), min(self.count, first + count)):
+            if self._contents.get(index) is None:
+                self._contents[index] = self._row(index)
+
     def render_line(self, y: int) -> Strip:
         index = self.scroll_offset.y + y
         width = self.scrollable_content_region.width
