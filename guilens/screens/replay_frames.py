@@ -44,7 +44,6 @@ across threads; `functools.lru_cache` is neither, and the pool is
 
 from __future__ import annotations
 
-import gc
 import threading
 import time
 from collections import OrderedDict
@@ -64,35 +63,6 @@ AHEAD = (1, 2, -1)
 """The steps prepared after the one in view, in order: the next two, then the previous one."""
 PAINT_WAIT = 0.25
 """Seconds the loader waits for the step it delivered to be painted before preparing its neighbours."""
-_frozen: list[int] = [0]
-
-
-def freeze_heap() -> None:
-    """Leave every object alive now out of the collector's passes (`gc.freeze`), while the replay is open.
-
-    Every frame drawn makes a few hundred Textual `Strip`s, so the collector runs often, and its
-    full passes walked every object of the app (Textual, pydantic, the episode): 40-100 ms,
-    landing on the first paint or on a jump at random. Frozen, a pass walks only what was made
-    since. `settle_heap` (once the first step is shown) collects what was already garbage when
-    the replay opened; `thaw_heap` (when it closes) gives everything back to the collector."""
-    gc.freeze()
-    _frozen[0] += 1
-
-
-def settle_heap() -> None:
-    """One full collection, then freeze again: for a moment the person spends looking."""
-    gc.unfreeze()
-    gc.collect()
-    gc.freeze()
-
-
-def thaw_heap() -> None:
-    if _frozen[0] > 0:
-        _frozen[0] -= 1
-        if not _frozen[0]:
-            gc.unfreeze()
-
-
 @dataclass(frozen=True)
 class Shot:
     """One recorded screen: the image (None if there is none, or it cannot be read) and its UI tree."""

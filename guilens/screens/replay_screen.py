@@ -60,7 +60,7 @@ import guilens.screens.label_modal
 import guilens.screens.widgets.textphone  # noqa: F401
 from guilens.describe import step_number
 from guilens.episode import EpisodeReader, Step
-from guilens.screens import replay_frames as frames
+from guilens.screens import replay_heap as heap
 from guilens.screens.replay_frames import EpisodeScreens, Pair, ReplayLoader
 from guilens.screens.replay_keys import ReplayKeys
 from guilens.screens.replay_steps import looked_at, reached_by_step, step_row, summary, task_of
@@ -169,7 +169,7 @@ class ReplayScreen(ReplayKeys):
         self._read_label()
 
     def compose(self) -> ComposeResult:
-        frames.freeze_heap()  # until unmount (see `freeze_heap`)
+        heap.freeze_heap()  # until unmount (see `freeze_heap`)
         self._frozen = True
         ep = self.reader.episode
         head = self._summary()
@@ -268,7 +268,7 @@ class ReplayScreen(ReplayKeys):
         self.screens.close()
         if self._frozen:
             self._frozen = False
-            frames.thaw_heap()
+            heap.thaw_heap()
 
     @work(thread=True, exclusive=True, group="replay-task")
     def _find_task(self) -> None:
@@ -358,7 +358,7 @@ class ReplayScreen(ReplayKeys):
 
     def _settle(self) -> None:
         if self._frozen:
-            frames.settle_heap()
+            heap.settle_heap()
         self._find_task()
 
     @on(StepList.Highlighted, "#step-list")
