@@ -63,10 +63,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+import baseline  # benchmarks/baseline.py, beside this file
+
 ROOT = Path(__file__).resolve().parent.parent
-BASE_ENV = "GUILENS_BENCH_ROOT"
-"""Set in a run's environment to the folder whose `guilens` it imports (a `--baseline` run)."""
-sys.path.insert(0, os.environ.get(BASE_ENV) or str(ROOT))
+sys.path.insert(0, os.environ.get(baseline.ENV) or str(ROOT))  # a baseline run: the baseline's tree first
 
 TARGET = 1.6
 WAYS = ("one", "processes", "threads")
@@ -160,18 +160,11 @@ def fresh(way: str, args: argparse.Namespace, out: Path, root: Path | None = Non
     whose `guilens` the run imports (first on its path, its device processes' too), else this tree's."""
     cmd = [sys.executable, __file__, "--one", way, "--scenario", args.scenario, "--level", args.level,
            "--out", str(out)] + (["--tasks", str(args.tasks)] if args.tasks is not None else [])
-    env = dict(os.environ)
-    env.pop(BASE_ENV, None)
-    if root is not None:
-        env[BASE_ENV] = str(root)
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(root), env.get("PYTHONPATH", "")) if p)
-    done = subprocess.run(cmd, capture_output=True, text=True, check=False, env=env)
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False, env=baseline.environ(root))
     if done.returncode != 0:
         sys.exit(f"{way}{' (baseline)' if root else ''}: the run failed:\n{done.stderr or done.stdout}")
     got = dict(json.loads(done.stdout.strip().splitlines()[-1]))
-    where = Path(str(got.pop("guilens"))).resolve()
-    if root is not None and not where.is_relative_to(root.resolve()):
-        sys.exit(f"the baseline run imported {where}, not the guilens in {root}")
+    baseline.check_imported(str(got.pop("guilens")), root)
     return got
 
 
@@ -191,8 +184,7 @@ def main() -> None:
         got: dict[str, Any] = run_once(args.one, args.scenario, args.level, args.tasks, args.out)
         print(json.dumps({**got, "guilens": guilens.__file__}))
         return
-    if args.baseline is not None and not (args.baseline / "guilens" / "__init__.py").is_file():
-        raise SystemExit(f"--baseline {args.baseline}: no guilens package in it (DIR/guilens/__init__.py)")
+    baseline.check(args.baseline)
     base_rates: dict[str, list[float]] = {"one": [], "processes": []}
 
     rates: dict[str, list[float]] = {w: [] for w in WAYS}

@@ -56,6 +56,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import baseline  # benchmarks/baseline.py, beside this file
 from textual._compositor import Compositor
 
 from guilens.actions import parse_action
@@ -227,15 +228,11 @@ def one_session(path: Path, size: tuple[int, int], jumps: int, seed: int, root: 
     the folder whose `guilens` the session imports (first on its path), else this environment's."""
     cmd = [sys.executable, __file__, "--session", str(path), "--size", f"{size[0]}x{size[1]}",
            "--jumps", str(jumps), "--seed", str(seed)]
-    env = dict(os.environ)
-    if root is not None:
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(root), env.get("PYTHONPATH", "")) if p)
-    done = subprocess.run(cmd, capture_output=True, text=True, check=False, env=env)
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False, env=baseline.environ(root))
     if done.returncode != 0:
         raise SystemExit(f"a replay session failed ({path}):\n{done.stderr.strip()}")
     got: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
-    if root is not None and not Path(got["guilens"]).resolve().is_relative_to(root.resolve()):
-        raise SystemExit(f"the baseline session imported {got['guilens']}, not the guilens in {root}")
+    baseline.check_imported(got["guilens"], root)
     return got
 
 
@@ -281,17 +278,16 @@ def main() -> None:
 
         print(json.dumps({**got, "guilens": guilens.__file__}))
         return
-    if args.baseline is not None and not (args.baseline / "guilens" / "__init__.py").is_file():
-        raise SystemExit(f"--baseline {args.baseline}: no guilens package in it (DIR/guilens/__init__.py)")
+    baseline.check(args.baseline)
     results: dict[int, dict[str, list[float]]] = {}
-    baseline: dict[int, dict[str, list[float]]] = {}
+    base_results: dict[int, dict[str, list[float]]] = {}
     with tempfile.TemporaryDirectory(prefix="bench-replay-") as tmp:
         paths = {n: record(Path(tmp) / f"steps-{n}", n) for n in (21, 200)}
         for r in range(args.rounds):
             for n, path in paths.items():
                 if args.baseline is not None:
                     got = one_session(path, (cols, rows), args.jumps, seed=r, root=args.baseline)
-                    collect(baseline, n, got)
+                    collect(base_results, n, got)
                     print(f"  round {r + 1}, {n:>3} steps, baseline: first {got['first']:.0f} ms", file=sys.stderr)
                 got = one_session(path, (cols, rows), args.jumps, seed=r)
                 collect(results, n, got)
@@ -314,8 +310,8 @@ def main() -> None:
     print(f"cold jumps that decoded a screen after `g`: 21 steps {cold[21]}/{jumps[21]}, "
           f"200 steps {cold[200]}/{jumps[200]}; typed: a digit every {TYPING * 1000:.0f} ms, Enter as long "
           "after; at once: each key as soon as the last was handled")
-    if baseline:
-        side_by_side(baseline, results)
+    if base_results:
+        side_by_side(base_results, results)
 
 
 if __name__ == "__main__":

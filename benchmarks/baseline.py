@@ -1,0 +1,38 @@
+"""`--baseline DIR` for the benchmarks that run another guilens tree beside this one.
+
+DIR holds another guilens package (`DIR/guilens`, e.g. the last commit's:
+`git archive HEAD guilens | tar -x -C DIR`). A benchmark runs each measurement in a fresh
+process; for the baseline's, that process (and any device process it forks) must import
+DIR's guilens, not this tree's, and must be seen to have done so.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+ENV = "GUILENS_BENCH_ROOT"
+"""Set in a baseline process's environment to DIR: a benchmark that puts its own tree first on
+`sys.path` puts this folder there instead."""
+
+
+def check(root: Path | None) -> None:
+    """Refuse, in one line, a `--baseline` folder that holds no guilens package."""
+    if root is not None and not (root / "guilens" / "__init__.py").is_file():
+        raise SystemExit(f"--baseline {root}: no guilens package in it (DIR/guilens/__init__.py)")
+
+
+def environ(root: Path | None) -> dict[str, str]:
+    """The environment of a measuring process: this one's, with `root`'s guilens first when given."""
+    env = dict(os.environ)
+    env.pop(ENV, None)
+    if root is not None:
+        env[ENV] = str(root)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(root), env.get("PYTHONPATH", "")) if p)
+    return env
+
+
+def check_imported(imported: str, root: Path | None) -> None:
+    """Stop when a baseline process imported a guilens other than `root`'s (`imported`: its `__file__`)."""
+    if root is not None and not Path(imported).resolve().is_relative_to(root.resolve()):
+        raise SystemExit(f"the baseline run imported {imported}, not the guilens in {root}")
