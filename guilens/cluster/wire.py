@@ -62,7 +62,7 @@ def pack_result(value: Any) -> tuple[str, Any]:
         return "obs", {
             "screen": pack_image(value.screenshot), "ui_xml": value.ui_xml, "app": value.app,
             "clock": value.clock, "size": tuple(value.size), "extra": dict(value.extra),
-            "ui": value.__dict__.get("ui"),  # the parsed tree, when known: cheaper to carry than to parse again
+            "ui": value.known_tree,  # cheaper to carry than to parse again
         }
     if isinstance(value, Image.Image):
         return "image", pack_image(value)

@@ -6,6 +6,7 @@ observation, the same UI-tree format, the same actions.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
@@ -86,11 +87,16 @@ class Observation:
         self.__dict__["ui"] = tree
         return self
 
+    @property
+    def known_tree(self) -> UINode | None:
+        """The parsed tree if it is known already (handed over, or read once), else None; never parses."""
+        tree: UINode | None = self.__dict__.get("ui")
+        return tree
+
     def with_screenshot(self, screenshot: Image.Image | None) -> Observation:
         """A copy showing `screenshot` (None: the pixels travel apart), keeping what this one knows:
         `dataclasses.replace` would call `__init__` and leave the parsed tree behind."""
-        out = object.__new__(Observation)
-        out.__dict__.update(self.__dict__)
+        out = copy.copy(self)
         out.screenshot = screenshot  # type: ignore[assignment]
         return out
 
