@@ -1,6 +1,6 @@
 """How long guilens takes to start: `--help`, `scenarios list`, the first step of a run, and the YAML parse.
 
-Usage: python benchmarks/bench_startup.py [--rounds 9] [--yaml-rounds 15]
+Usage: python benchmarks/bench_startup.py [--rounds 9] [--yaml-rounds 15] [--baseline DIR]
 
 Each command runs as a fresh process, as a person's shell would start it, N times, interleaved round by
 round (the order rotates each round) because these machines are noisy; the medians are compared:
@@ -13,6 +13,13 @@ round (the order rotates each round) because these machines are noisy; the media
   imported for the checks, as on the first run after an install or an edit (target <= 300 ms too);
 - `guilens scenarios show memory:portfolio-value`: one task of the largest pack;
 - `guilens run demo --headless --agent oracle`: until its first step line is printed (no target: for scale).
+
+`--baseline DIR`: DIR holds another guilens package (`DIR/guilens`); its `--help` and `scenarios list`
+run in the same interleaved rounds, both trees then through `python -m guilens` so they start alike, and a
+second table sets the medians side by side. The goals are wall times the issue set on the machine where it
+measured `--help` at 270 ms and `scenarios list` at 720 ms, on the tree of 3dc0483; machines here differ by
+2x and more, so with DIR = that tree (`git archive 3dc0483 guilens | tar -x -C DIR`) the table also gives
+the goals as ratios to it (200/270 and 300/720), which hold on any machine.
 
 Every command gets a config file and a cache dir of its own (nothing from the user's), and `NO_COLOR`.
 The `guilens` console script next to this Python is used when there is one, else `python -m guilens`.
@@ -38,10 +45,16 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import baseline  # noqa: E402  (benchmarks/baseline.py, beside this file)
 
 TARGETS_MS = {"--help": 200.0, "scenarios list": 300.0, "scenarios list --json": 300.0,
               "scenarios list, no pack cache": 300.0}
 """The issue's goals (14, start-up), as absolute wall times of the whole command."""
+
+ISSUE_MS = {"--help": 270.0, "scenarios list": 720.0}
+"""What the issue measured for these, on the tree of 3dc0483, when it set `TARGETS_MS`."""
 
 
 def guilens_argv() -> list[str]:
@@ -57,6 +70,12 @@ def timed(argv: list[str], env: dict[str, str], cwd: Path) -> float:
     if proc.returncode != 0:
         sys.exit(f"{' '.join(argv)} exited {proc.returncode}: {proc.stderr.decode(errors='replace')[-400:]}")
     return took
+
+
+def imported_from(env: dict[str, str], cwd: Path) -> str:
+    """The `__file__` of the guilens a process started with `env` imports."""
+    return subprocess.run([sys.executable, "-c", "import guilens; print(guilens.__file__)"], env=env, cwd=cwd,
+                          capture_output=True, text=True, check=True).stdout.strip()
 
 
 def first_step(argv: list[str], env: dict[str, str], cwd: Path) -> float:
@@ -106,9 +125,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--rounds", type=int, default=9, help="runs of each command, interleaved")
     ap.add_argument("--yaml-rounds", type=int, default=15, help="parses of the built-in packs by each parser")
+    ap.add_argument("--baseline", type=Path, help="a folder holding another guilens package, run interleaved")
     args = ap.parse_args()
+    baseline.check(args.baseline)
 
-    g = guilens_argv()
+    g = guilens_argv() if args.baseline is None else [sys.executable, "-m", "guilens"]
     with tempfile.TemporaryDirectory(prefix="bench-startup-") as tmp:
         work = Path(tmp)
         env = {**os.environ, "GUILENS_CONFIG_FILE": str(work / "none.toml"),
@@ -117,6 +138,7 @@ def main() -> None:
         (work / "not-a-dir").write_text("")  # as cache dir: every pack cache read and write fails, so all miss
         cold_env = {**env, "GUILENS_CACHE_DIR": str(work / "not-a-dir")}
         run_env = {**env, "PYTHONUNBUFFERED": "1"}  # lines as a terminal would get them, not at exit
+        base_env = {**baseline.environ(args.baseline), **{k: env[k] for k in env if k.startswith(("GUILENS_", "NO_"))}}
         commands: dict[str, Callable[[], float]] = {
             "python -c pass": lambda: timed([sys.executable, "-c", "pass"], env, work),
             "--help": lambda: timed([*g, "--help"], env, work),
@@ -128,6 +150,11 @@ def main() -> None:
             "run demo (to its first step)": lambda: first_step(
                 [*g, "run", "demo", "--headless", "--agent", "oracle", "--out", str(work / "runs")], run_env, work),
         }
+        if args.baseline is not None:
+            baseline.check_imported(imported_from(base_env, work), args.baseline)
+            base_env.pop("COLUMNS", None)
+            for name in ISSUE_MS:
+                commands[f"baseline {name}"] = (lambda n: lambda: timed([*g, *n.split()], base_env, work))(name)
         times: dict[str, list[float]] = {name: [] for name in commands}
         names = list(commands)
         print(f"guilens as: {' '.join(g)}; {args.rounds} rounds, interleaved")
@@ -143,10 +170,20 @@ def main() -> None:
     print()
     print(f"{'command':<40} {'median':>9} {'minus floor':>12} {'min':>8}   target")
     for n in names:
+        if n.startswith("baseline "):
+            continue
         target = TARGETS_MS.get(n)
         goal = f"<= {target:.0f} ms  {verdict(med[n] <= target)}" if target is not None else "-"
         extra = f"{med[n] - floor:9.0f} ms" if n != "python -c pass" else f"{'(floor)':>12}"
         print(f"{n:<40} {med[n]:6.0f} ms {extra:>12} {min(times[n]):5.0f} ms   {goal}")
+
+    if args.baseline is not None:
+        print(f"\nthe baseline ({args.baseline}) beside this tree, same rounds (median ms; this/baseline; the goal"
+              " as a ratio to the tree the issue measured)")
+        for n, issue_ms in ISSUE_MS.items():
+            was, now, ratio_goal = med[f"baseline {n}"], med[n], TARGETS_MS[n] / issue_ms
+            print(f"  {n:<16} baseline {was:6.0f}   this {now:6.0f}   {now / was:5.2f}x   goal <= {ratio_goal:.2f}x"
+                  f" ({TARGETS_MS[n]:.0f}/{issue_ms:.0f} ms)   {verdict(now / was <= ratio_goal)}")
 
     parsers = yaml_parsers()
     ptimes: dict[str, list[float]] = {n: [] for n in parsers}

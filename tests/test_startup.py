@@ -125,6 +125,49 @@ def test_the_next_process_lists_the_packs_from_the_cache(tmp_path: Path) -> None
     assert second[3] == dict.fromkeys(files, 1)  # validate: every file read and checked
 
 
+LIST = """
+    import contextlib, io, json, sys
+    sys.argv = ["guilens", "scenarios", "list", *{extra!r}]
+    from guilens.cli import main
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        try:
+            main()
+        except SystemExit as e:
+            assert e.code in (0, None), e.code
+    print(json.dumps({{"out": buf.getvalue(), "model": "guilens.scenarios.model" in sys.modules,
+                      "yaml": "yaml" in sys.modules}}))
+"""
+
+
+@pytest.mark.parametrize("extra", [[], ["--json"]])
+def test_the_next_process_lists_the_packs_without_the_model(extra: list[str], tmp_path: Path) -> None:
+    """`scenarios list` keeps each pack's listing beside its parse: the next process prints the same
+    lines from it without importing the scenario model or PyYAML; an edited pack is listed afresh."""
+    first = json.loads(fresh(LIST.format(extra=extra), tmp_path))
+    second = json.loads(fresh(LIST.format(extra=extra), tmp_path))
+    assert first["model"] is True and second["model"] is False and second["yaml"] is False
+    assert second["out"] == first["out"] and "memory" in second["out"]
+    if extra:
+        listed = json.loads(second["out"])
+        by_id = {s.id: s for s in loader.load_builtin()}
+        assert [p["id"] for p in listed] == list(by_id)
+        assert all(p["tasks"] == [t.id for t in by_id[p["id"]].tasks] for p in listed)
+    from guilens.scenarios import listing, packcache
+
+    demo = loader.BUILTIN_DIR / "demo.yaml"  # a listing kept for another text of the pack is not used
+    cache = {"GUILENS_CONFIG_FILE": str(tmp_path / "none.toml"), "GUILENS_CACHE_DIR": str(tmp_path / "cache")}
+    with pytest.MonkeyPatch.context() as mp:
+        for k, v in cache.items():
+            mp.setenv(k, v)
+        kept = packcache.recall(demo, demo.read_text(encoding="utf-8"), listing.PART)
+        assert isinstance(kept, dict) and kept["id"] == "demo"
+        packcache.store(demo, demo.read_text(encoding="utf-8") + "# edited\n", {**kept, "title": "stale"},
+                        listing.PART)
+    third = json.loads(fresh(LIST.format(extra=extra), tmp_path))
+    assert third["model"] is True and third["out"] == first["out"] and "stale" not in third["out"]
+
+
 def test_a_stale_corrupt_or_foreign_entry_is_a_miss(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import pickle
 

@@ -39,34 +39,29 @@ def list_cmd(paths: list[Path] = typer.Argument(None, help="Scenario files or fo
              as_json: bool = typer.Option(False, "--json", help="Print a JSON list (problems still go to stderr).")
              ) -> None:
     """The scenarios: id, kind, tasks, apps, levels."""
-    from guilens.scenarios.errors import ScenarioError
-    from guilens.scenarios.loader import load_builtin, validate_paths
+    from guilens.scenarios.listing import builtin_listing, pack_listing
 
     if paths:
+        from guilens.scenarios.loader import validate_paths
+
         found, problems = validate_paths(paths)
         for p in problems:
             typer.secho(f"error: {p}", err=True, fg="red")
+        listed = [pack_listing(s) for s in found]
     else:
-        try:
-            found = load_builtin()
-        except ScenarioError as err:
-            _fail(err.problems, 1)
+        listed, problems = builtin_listing()
+        if problems:
+            _fail(problems, 1)
     if as_json:
         import json
 
-        from guilens.scenarios.stats import pack_stats
-
-        typer.echo(json.dumps([{"id": s.id, "title": s.title, "kind": s.kind, "device": s.device, "apps": s.apps,
-                                "levels": s.levels, "tasks": [t.id for t in s.tasks],
-                                "templates": [t.id for t in s.tasks if t.params],
-                                "stats": pack_stats(s).to_json(),
-                                "source": str(s.source) if s.source else None} for s in found], indent=2))
+        typer.echo(json.dumps(listed, indent=2))
         return
     rows = [("SCENARIO", "KIND", "TASKS", "APPS", "LEVELS", "TITLE")]
-    for s in found:
-        apps = ", ".join(s.apps)
-        rows.append((s.id, s.kind, str(len(s.tasks)), apps if len(apps) <= 40 else apps[:37] + "...",
-                     "/".join(s.levels) or "-", s.title))
+    for s in listed:
+        apps = ", ".join(s["apps"])
+        rows.append((s["id"], s["kind"], str(len(s["tasks"])), apps if len(apps) <= 40 else apps[:37] + "...",
+                     "/".join(s["levels"]) or "-", s["title"]))
     widths = [max(len(r[i]) for r in rows) for i in range(5)]
     for r in rows:
         typer.echo("  ".join(c.ljust(w) for c, w in zip(r[:5], widths, strict=True)) + "  " + r[5])
