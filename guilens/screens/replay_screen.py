@@ -64,6 +64,7 @@ from guilens.screens import replay_heap as heap
 from guilens.screens.replay_frames import EpisodeScreens, Pair, ReplayLoader
 from guilens.screens.replay_keys import ReplayKeys
 from guilens.screens.replay_steps import looked_at, reached_by_step, step_row, summary, task_of
+from guilens.screens.widgets.border_titles import TitledScroll
 from guilens.screens.widgets.memory import MemoryView
 from guilens.screens.widgets.milestones import MilestoneView, rows_from_task
 from guilens.screens.widgets.phone import PhoneView, Renderer
@@ -196,7 +197,7 @@ class ReplayScreen(ReplayKeys):
                 if self.steps:  # step 1's frames are made as its screens decode, while Textual mounts
                     self.loader.prepare_when_decoded(0)
             with Vertical(id="detail"):
-                with VerticalScroll(id="detail-box") as box:
+                with TitledScroll(id="detail-box") as box:
                     box.border_title = "step"
                     yield Static(id="step-detail")
                     yield Static(Content.from_markup("[b]Memory[/]"), classes="sub-heading")
@@ -313,8 +314,8 @@ class ReplayScreen(ReplayKeys):
         self._show_step(index)
         n = step_number(index)
         last = index + 1 >= len(self.steps)
-        self.query_one("#before", PhoneView).border_title = f"before · step {n}"
-        self.query_one("#after", PhoneView).border_title = f"after · step {n}" + (" · final screen" if last else "")
+        self.query_one("#before", PhoneView).retitle(f"before · step {n}")
+        self.query_one("#after", PhoneView).retitle(f"after · step {n}" + (" · final screen" if last else ""))
 
     def _show_step(self, index: int) -> None:
         """The step's text: detail, memory, milestones."""
@@ -331,7 +332,7 @@ class ReplayScreen(ReplayKeys):
             detail = detail + Content.from_markup("\n[$accent]◆ the judge looked at this step: $s[/]",
                                                   s=", ".join(judged))
         self.query_one("#step-detail", Static).update(detail)
-        self.query_one("#detail-box").border_title = f"step {step_number(index)} of {len(self.steps)}"
+        self.query_one("#detail-box", TitledScroll).retitle(f"step {step_number(index)} of {len(self.steps)}")
 
     def on_loaded(self, message: Loaded) -> None:
         if message.pair.index == self.index:  # else a step already left: the next Loaded is on its way

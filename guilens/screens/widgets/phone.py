@@ -31,12 +31,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
 from textual.reactive import reactive
-from textual.widget import Widget
 
 from guilens.actions import stroke_of
 from guilens.screens.graphics.probe import DEFAULT_CELL
 from guilens.screens.graphics.protocols import make_protocol
 from guilens.screens.phone_setup import VIEWS, PhoneSetup, View, fixed
+from guilens.screens.widgets.border_titles import BorderTitles
 from guilens.screens.widgets.graphics_view import GraphicsSurface
 from guilens.screens.widgets.halfcell import (
     Fit,
@@ -79,7 +79,7 @@ class Shown:
     ui_xml: str | None = None
 
 
-class PhoneView(Widget, can_focus=True):
+class PhoneView(BorderTitles, can_focus=True):
     """The device screen, live or replayed, as the `PhoneSetup` says."""
 
     DEFAULT_CSS = """
@@ -370,7 +370,7 @@ class PhoneView(Widget, can_focus=True):
         level = self.zoom
         if level <= 1:
             self.viewport = None
-            self.border_subtitle = ""
+            self.retitle(subtitle="")
         else:
             w, h = self.screen_size
             vw, vh = max(1, w // level), max(1, h // level)
@@ -379,7 +379,7 @@ class PhoneView(Widget, can_focus=True):
             y1 = min(max(0, cy - vh // 2), h - vh)
             self.center = (x1 + vw // 2, y1 + vh // 2)
             self.viewport = (x1, y1, x1 + vw, y1 + vh)
-            self.border_subtitle = f"×{level} · +/- · arrows pan"
+            self.retitle(subtitle=f"×{level} · +/- · arrows pan")
         self._show_text()
         if self.shown.image is not None:
             self._prepare(self.shown.image, self.shown.action, self._next_serial())
@@ -445,7 +445,7 @@ class PhoneView(Widget, can_focus=True):
     def on_mouse_move(self, event: events.MouseMove) -> None:
         point = self.device_at(event)
         if self.zoom <= 1:
-            self.border_subtitle = f"{point[0]},{point[1]}" if point else ""
+            self.retitle(subtitle=f"{point[0]},{point[1]}" if point else "")
 
     def on_text_phone_tapped(self, event: Any) -> None:
         event.stop()
