@@ -215,9 +215,17 @@ async def test_moving_repaints_what_changed_not_the_whole_screen(episode: Path) 
         dirty = screen._set_dirty
         screen._set_dirty = lambda *regions: (wholes.append(len(regions)) if not regions else None,  # type: ignore[method-assign]
                                               dirty(*regions))[1]
-        for i in (1, 2, 3):
+        widgets = [*phones(screen), screen.query_one("#detail-box"), screen.query_one("#step-list", StepList)]
+        whole: list[str] = []  # a widget repainted whole where a row or its border's row changed
+        for widget in widgets:
+            mark = widget._set_dirty
+            widget._set_dirty = (lambda *regions, _mark=mark, _id=widget.id:  # type: ignore[method-assign]
+                                 (whole.append(str(_id)) if not regions else None, _mark(*regions))[1])
+        for i in (1, 2, 3):  # in view: the list does not scroll
             await pilot.press("right")
             await settled(pilot, screen, i)
+        assert whole == []  # the titles repainted the phones and the detail whole (20 ms a step at 200x60),
+        # and the highlight the list (two rows changed)
         await pilot.press("end")
         await settled(pilot, screen, 29)
         assert wholes == []  # every widget of the screen repainted on each move: 20-40 ms a step

@@ -157,7 +157,9 @@ class StepList(ScrollView, can_focus=True):
         if old == index:
             return
         width = self.scrollable_content_region.width
-        self.refresh()
+        if old is not None:  # the two rows the highlight left and reached; a scroll repaints the rest
+            self.refresh_line(old)
+        self.refresh_line(index)
         self.scroll_to_region(Region(0, index, max(1, width), 1), animate=False, force=True, immediate=True)
 
     def _choose(self, index: int) -> None:
