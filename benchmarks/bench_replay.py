@@ -33,6 +33,12 @@ made from that step's screens (before, with the action drawn, and after), and
 the compositor has finished a render that started after all of that was true
 (the frame reached the screen's lines). Timing ends when that render ends.
 
+Each round also opens, the same way, Textual's floor: a bare Textual screen of the replay's shape
+and size (a summary line, a list, two bordered boxes, a bordered text panel and Textual's footer,
+all static text in Textual's own widgets, no guilens code), timed from the moment the app asks for
+that screen to the end of the render that shows it: what opening a screen of that shape costs under
+Textual on the machine at hand, against which the first step is also given as a ratio.
+
 Targets (issue 14): first step <= 100 ms; any jump <= 50 ms; the 200-step
 episode no slower than the 21-step one (ratio <= 1.2). Medians decide
 PASS/FAIL; p90 is printed beside them. On a loaded machine every figure grows;
@@ -58,6 +64,10 @@ from typing import Any
 
 import baseline  # benchmarks/baseline.py, beside this file
 from textual._compositor import Compositor
+from textual.app import App, ComposeResult
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Static
 
 from guilens.actions import parse_action
 from guilens.device.sim import SimDevice
@@ -219,8 +229,60 @@ async def session(path: Path, size: tuple[int, int], jumps: int, seed: int, watc
     return out
 
 
+class FloorScreen(Screen[None]):
+    """The replay's layout in plain Textual widgets: what opening any screen of its shape costs."""
+
+    def compose(self) -> ComposeResult:
+        yield Static("bench:bench-200 · success · L0 · attempt 1/1 · oracle · sim · 200 steps\nlabel: none")
+        with Horizontal(id="floor-body"):
+            with Vertical(classes="floor-box floor-list"):
+                yield Static("\n".join(f"{i:>3} open_app notes" for i in range(1, 60)))
+            for name in ("before", "after"):
+                with Vertical(classes="floor-box floor-phone") as box:
+                    box.border_title = name
+                    yield Static("\n".join("▀▄" * 27 for _ in range(56)))
+            with VerticalScroll(classes="floor-box"):
+                yield Static("\n".join(f"step {i} · thought, action, memory, milestones" for i in range(70)))
+        yield Footer(compact=True)
+
+
+class FloorApp(App[None]):
+    CSS = """
+    #floor-body { height: 1fr; }
+    .floor-box { border: round $accent; width: 1fr; }
+    .floor-list { width: 34; }
+    .floor-phone { width: 58; }
+    """
+
+    def __init__(self, watch: RenderWatch) -> None:
+        super().__init__()
+        self.render_watch, self.t0 = watch, 0.0
+
+    def get_default_screen(self) -> Screen[None]:
+        self.t0 = time.perf_counter()
+        self.render_watch.arm(lambda: isinstance(self.screen, FloorScreen) and self.screen.is_mounted)
+        return FloorScreen()
+
+
+async def floor_session(size: tuple[int, int], watch: RenderWatch) -> dict[str, Any]:
+    app = FloorApp(watch)
+    async with app.run_test(size=size) as pilot:
+        first = await watch.wait(app.t0)
+        await pilot.press("q")
+    return {"floor": first}
+
+
 def p90(xs: list[float]) -> float:
     return sorted(xs)[max(0, round(0.9 * len(xs)) - 1)]
+
+
+def floor_time(size: tuple[int, int]) -> float:
+    """Textual's floor (`FloorScreen`) in a fresh process, as the replay sessions run: its first paint, ms."""
+    cmd = [sys.executable, __file__, "--floor", "--size", f"{size[0]}x{size[1]}"]
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"the floor session failed:\n{done.stderr.strip()}")
+    return float(json.loads(done.stdout.strip().splitlines()[-1])["floor"])
 
 
 def one_session(path: Path, size: tuple[int, int], jumps: int, seed: int, root: Path | None = None) -> dict[str, Any]:
@@ -268,9 +330,13 @@ def main() -> None:
     ap.add_argument("--size", default="200x60", help="terminal columns x rows")
     ap.add_argument("--baseline", type=Path, help="a folder holding another guilens package, run interleaved")
     ap.add_argument("--session", type=Path, help=argparse.SUPPRESS)  # one session, in this process
+    ap.add_argument("--floor", action="store_true", help=argparse.SUPPRESS)  # Textual's floor, in this process
     ap.add_argument("--seed", type=int, default=0, help=argparse.SUPPRESS)
     args = ap.parse_args()
     cols, rows = (int(v) for v in args.size.lower().split("x"))
+    if args.floor:
+        print(json.dumps(asyncio.run(floor_session((cols, rows), RenderWatch()))))
+        return
     if args.session is not None:
         set_cell_size((10, 20))  # the phones' geometry, without asking a terminal
         got = asyncio.run(session(args.session, (cols, rows), args.jumps, args.seed, RenderWatch()))
@@ -283,7 +349,10 @@ def main() -> None:
     base_results: dict[int, dict[str, list[float]]] = {}
     with tempfile.TemporaryDirectory(prefix="bench-replay-") as tmp:
         paths = {n: record(Path(tmp) / f"steps-{n}", n) for n in (21, 200)}
+        floors: list[float] = []
         for r in range(args.rounds):
+            floors.append(floor_time((cols, rows)))
+            print(f"  round {r + 1}, Textual's floor: {floors[-1]:.0f} ms", file=sys.stderr)
             for n, path in paths.items():
                 if args.baseline is not None:
                     got = one_session(path, (cols, rows), args.jumps, seed=r, root=args.baseline)
@@ -305,6 +374,10 @@ def main() -> None:
                                                 (f"grows > {GROWTH}x", growth > GROWTH)) if bad]
         print(f"{label:28}{ma:>9.1f} /{p90(a):>6.1f}{mb:>10.1f} /{p90(b):>6.1f}{target:>9.0f}{growth:>9.2f}   "
               f"{'PASS' if ok else 'FAIL: ' + ', '.join(why)}  ({mb / target:.2f}x target)")
+    floor = statistics.median(floors)
+    firsts = {n: statistics.median(results[n]["first"]) for n in (21, 200)}
+    print(f"Textual's floor (a bare screen of this shape and size, static text): {floor:.1f} ms median; "
+          f"first step / floor: 21 steps {firsts[21] / floor:.2f}x, 200 steps {firsts[200] / floor:.2f}x")
     cold = {n: sum(results[n]['decoded']) for n in (21, 200)}
     jumps = {n: len(results[n]["cold"]) + len(results[n]["cold_at_once"]) for n in (21, 200)}
     print(f"cold jumps that decoded a screen after `g`: 21 steps {cold[21]}/{jumps[21]}, "

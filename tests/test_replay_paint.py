@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 import tui_helpers  # noqa: F401  (pins the phones' cell size)
 from test_replay_speed import record, settled
+from test_tui_run import wait_for
 from textual._compositor import Compositor
 
 from guilens.episode import EpisodeReader
@@ -229,6 +230,31 @@ async def test_moving_repaints_what_changed_not_the_whole_screen(episode: Path) 
         await pilot.press("end")
         await settled(pilot, screen, 29)
         assert wholes == []  # every widget of the screen repainted on each move: 20-40 ms a step
+
+
+async def test_a_list_longer_than_its_view_keeps_its_scroll_bar_until_it_scrolls(episode: Path) -> None:
+    """At 24 rows the 30 steps overflow the list: a move within view lays the screen out again (the
+    detail's text changed) but leaves the list's scroll bar alone; new rows still reach the bar."""
+    app = GuilensApp(lambda: ReplayScreen(episode))
+    async with app.run_test(size=(160, 24)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, ReplayScreen)
+        await settled(pilot, screen, 0)
+        steps = screen.query_one("#step-list", StepList)
+        bar = steps.vertical_scrollbar
+        assert steps.show_vertical_scrollbar and bar.window_virtual_size == 30
+        repaints: list[int] = []
+        refresh = bar.refresh
+        bar.refresh = lambda *a, **k: (repaints.append(1), refresh(*a, **k))[1]  # type: ignore[method-assign]
+        layouts = screen._refresh_layout
+        laid: list[int] = []
+        screen._refresh_layout = lambda *a, **k: (laid.append(1), layouts(*a, **k))[1]  # type: ignore[method-assign]
+        for i in (1, 2, 3):
+            await pilot.press("right")
+            await settled(pilot, screen, i)
+        assert laid and repaints == []  # laid out each time, the bar repainted each time (3-5 ms a step)
+        steps.set_rows(40, screen._row)  # more rows than before (a step's index past 30 is never drawn here)
+        await wait_for(pilot, lambda: bar.window_virtual_size == 40, what="the scroll bar sized for 40 rows")
 
 
 async def test_home_and_end_reach_the_screen_without_the_list_moving_first(episode: Path) -> None:

@@ -111,6 +111,15 @@ class StepList(ScrollView, can_focus=True):
             self.highlighted = count - 1 if count else None
         self.refresh()
 
+    def _size_updated(self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True) -> bool:
+        """Textual's compositor gives a Line API view (no children) a virtual size equal to what it
+        shows, and `ScrollView._size_updated` compares that with the list's own virtual size (a row
+        per step): whenever the list is longer than its view they differ, so every layout of the
+        screen repainted the list's scroll bar, 3-5 ms of every step shown in a 200-step replay, for
+        a bar that had not moved. The comparison here is with the list's own virtual size, the true
+        one; new rows (`set_rows`) still reach the bar, through the virtual size's own refresh."""
+        return super()._size_updated(size, self.virtual_size, container_size, layout)
+
     def on_resize(self, event: events.Resize) -> None:
         self.virtual_size = Size(self.scrollable_content_region.width, self.count)
         self._strips.clear()
