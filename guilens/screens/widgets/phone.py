@@ -7,7 +7,7 @@ One widget, several rooms behind it:
 - the text: `TextPhone`, every element of the UI tree written at its place, so
   the phone can be read in tmux, in any terminal and in the browser.
 
-`v` cycles pixels → text → both side by side. The magnifier (`+`/`-`, arrows
+`v` cycles pixels → text → both side by side. The magnifier (`magnifier.py`: `+`/`-`, arrows
 to pan) shows a part of the screen at a higher density, by default around the
 last action's target; it applies to the pixels and the text alike. Frames are
 prepared off the event loop (shrunk, or scaled and encoded for the terminal),
@@ -28,27 +28,24 @@ from typing import Any, TypeAlias
 from PIL import Image
 from textual import events, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.message import Message
 from textual.reactive import reactive
 
-from guilens.actions import stroke_of
 from guilens.screens.graphics.probe import DEFAULT_CELL
 from guilens.screens.graphics.protocols import make_protocol
 from guilens.screens.phone_setup import VIEWS, PhoneSetup, View, fixed
-from guilens.screens.widgets.border_titles import BorderTitles
 from guilens.screens.widgets.graphics_view import GraphicsSurface
 from guilens.screens.widgets.halfcell import (
     Fit,
     HalfcellFrame,
     OverlayColors,
-    action_points,
     draw_action,
     fit_image,
     prepare_frame,
     shift_action,
 )
 from guilens.screens.widgets.halfcell_view import HalfcellView
+from guilens.screens.widgets.magnifier import Magnifier
 
 Renderer: TypeAlias = PhoneSetup | str
 """What screens hand their phone views: the app's `PhoneSetup`, or a renderer name (`halfcell`,
@@ -56,7 +53,6 @@ Renderer: TypeAlias = PhoneSetup | str
 
 __all__ = ["HalfcellView", "PhoneView", "Renderer", "Shown", "cell_size"]
 
-MAX_ZOOM = 6
 _cell: list[tuple[int, int]] = [DEFAULT_CELL]
 
 
@@ -79,7 +75,7 @@ class Shown:
     ui_xml: str | None = None
 
 
-class PhoneView(BorderTitles, can_focus=True):
+class PhoneView(Magnifier, can_focus=True):
     """The device screen, live or replayed, as the `PhoneSetup` says."""
 
     DEFAULT_CSS = """
@@ -91,17 +87,7 @@ class PhoneView(BorderTitles, can_focus=True):
     PhoneView.-view-both > #text { display: block; border-left: vkey $primary 40%; }
     """
 
-    BINDINGS = [
-        Binding("plus,equals_sign", "zoom(1)", "Magnify", key_display="+", show=False),
-        Binding("minus", "zoom(-1)", "Less", key_display="-", show=False),
-        Binding("left", "pan(-1,0)", "Pan", show=False),
-        Binding("right", "pan(1,0)", "Pan", show=False),
-        Binding("up", "pan(0,-1)", "Pan", show=False),
-        Binding("down", "pan(0,1)", "Pan", show=False),
-    ]
-
     view: reactive[View] = reactive("pixels", init=False)
-    zoom: reactive[int] = reactive(1, init=False)
 
     @dataclass
     class Tapped(Message):
@@ -149,9 +135,6 @@ class PhoneView(BorderTitles, can_focus=True):
         self._serial_lock = threading.Lock()
         self.box: tuple[int, int] = (0, 0)
         """Cells available to the pixels. Read from the runner's thread to pre-shrink frames."""
-        self.viewport: tuple[int, int, int, int] | None = None
-        """The part of the screen shown (device pixels x1, y1, x2, y2) while magnified; None: all of it."""
-        self.center: tuple[int, int] | None = None
         self._press: tuple[int, int] | None = None
         self.canvas: HalfcellView | None = None
         self.surface: GraphicsSurface | None = None
@@ -345,60 +328,14 @@ class PhoneView(BorderTitles, can_focus=True):
         self._graphics_fit = fit
         self.surface.set_frame(encoded)
 
-    # -- the magnifier -----------------------------------------------------------------------
-    def _target(self) -> tuple[int, int]:
-        action = stroke_of(self.shown.action, self.screen_size) if self.shown.action else None
-        kind, points = action_points(action)
-        if points:
-            xs, ys = [p[0] for p in points], [p[1] for p in points]
-            return int(sum(xs) / len(xs)), int(sum(ys) / len(ys))
-        w, h = self.screen_size
-        return w // 2, h // 2
+    # -- the magnifier (`Magnifier`) ---------------------------------------------------------
+    def aimed_at(self) -> dict[str, Any] | None:
+        return self.shown.action
 
-    def magnify(self, level: int, center: tuple[int, int] | None = None) -> None:
-        """Show `1/level` of the screen's width and height around `center` (default: the last
-        action's target); level 1 shows the whole screen."""
-        level = max(1, min(MAX_ZOOM, level))
-        if level > 1:
-            self.center = center or (self.center if self.zoom > 1 and self.center else self._target())
-        self.zoom = level
-
-    def watch_zoom(self, level: int) -> None:
-        self._update_viewport()
-
-    def _update_viewport(self) -> None:
-        level = self.zoom
-        if level <= 1:
-            self.viewport = None
-            self.retitle(subtitle="")
-        else:
-            w, h = self.screen_size
-            vw, vh = max(1, w // level), max(1, h // level)
-            cx, cy = self.center or self._target()
-            x1 = min(max(0, cx - vw // 2), w - vw)
-            y1 = min(max(0, cy - vh // 2), h - vh)
-            self.center = (x1 + vw // 2, y1 + vh // 2)
-            self.viewport = (x1, y1, x1 + vw, y1 + vh)
-            self.retitle(subtitle=f"×{level} · +/- · arrows pan")
+    def viewport_changed(self) -> None:
         self._show_text()
         if self.shown.image is not None:
             self._prepare(self.shown.image, self.shown.action, self._next_serial())
-
-    def action_zoom(self, delta: int) -> None:
-        self.magnify(self.zoom + delta)
-
-    def action_pan(self, dx: int, dy: int) -> None:
-        if self.viewport is None:
-            return
-        x1, y1, x2, y2 = self.viewport
-        cx, cy = self.center or ((x1 + x2) // 2, (y1 + y2) // 2)
-        self.center = (cx + dx * (x2 - x1) // 4, cy + dy * (y2 - y1) // 4)
-        self._update_viewport()
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "pan":
-            return self.zoom > 1  # unmagnified, the arrows belong to whatever else wants them
-        return True
 
     # -- mouse -------------------------------------------------------------------------------
     @property
