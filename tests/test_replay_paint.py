@@ -20,9 +20,10 @@ from textual._compositor import Compositor
 from guilens.episode import EpisodeReader
 from guilens.screens import replay_frames, replay_screen
 from guilens.screens.app import GuilensApp
+from guilens.screens.phone_setup import View, fixed
 from guilens.screens.replay_frames import EpisodeScreens, Pair, ReplayLoader
 from guilens.screens.replay_screen import ReplayScreen
-from guilens.screens.widgets.phone import PhoneView
+from guilens.screens.widgets.phone import PhoneView, cell_size
 from guilens.screens.widgets.step_list import StepList
 
 
@@ -74,13 +75,16 @@ def state(app: GuilensApp) -> tuple[str, int | None, int | None] | None:
     return (str(screen.query_one("#detail-box").border_title), index_of(before), index_of(after))
 
 
-@pytest.mark.parametrize("size", [(200, 60), (160, 48), (110, 36)])
-async def test_the_first_step_is_on_the_phones_in_the_first_paint(episode: Path, size: tuple[int, int],
+@pytest.mark.parametrize(("size", "view"), [((200, 60), "pixels"), ((160, 48), "pixels"), ((110, 36), "pixels"),
+                                             ((200, 60), "both"), ((110, 36), "both")])
+async def test_the_first_step_is_on_the_phones_in_the_first_paint(episode: Path, size: tuple[int, int], view: View,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """In either view of half cells: pixels alone (as in tests and Sixel-less setups asked for half
+    cells), or pixels beside the text, what a terminal without graphics gets by default."""
     screens: list[ReplayScreen] = []
 
     def first() -> ReplayScreen:
-        screen = ReplayScreen(episode)
+        screen = ReplayScreen(episode, renderer=fixed("halfcell", view=view, cell=cell_size()))
         screen.screens.get(0), screen.screens.get(1)  # decoded while Textual composes (here: surely)
         screens.append(screen)
         return screen
@@ -95,7 +99,8 @@ async def test_the_first_step_is_on_the_phones_in_the_first_paint(episode: Path,
         assert first_paint == ("step 1 of 30", 0, 1)
         before, after = phones(screen)
         # the box guessed before the first layout is the one the layout gave: nothing made twice
-        assert before.box == before.content_region.size and after.box == after.content_region.size
+        assert before.box == before.box_for(*before.content_region.size) == after.box
+        assert before.box == (before.content_region.size if view == "pixels" else before.query_one("#pixels").size)
         assert before.canvas is not None and before.canvas.frame is not None
         assert (before.canvas.frame.fit.box_cols, before.canvas.frame.fit.box_rows) == before.box
 

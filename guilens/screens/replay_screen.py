@@ -187,10 +187,10 @@ class ReplayScreen(ReplayKeys):
                 # Sized now from the app's size, so the first layout is the last (no frame made twice).
                 width, height = self.app.size
                 before.styles.width = after.styles.width = cols = self._phone_cols(before, width, height)
-                if before.renderer == "halfcell" and before.view == "pixels":
+                if before.renderer == "halfcell" and before.view != "text":
                     # The box the first layout will give them, so the first step's frames are made for
                     # it before that layout and are in the first paint (a wrong guess is only slower).
-                    before.box = after.box = (cols - 2, height - head.get_height({}, width) - 3)
+                    before.box = after.box = before.box_for(cols - 2, height - head.get_height({}, width) - 3)
                 yield before
                 yield after
                 self.loader = self._make_loader(before, after)

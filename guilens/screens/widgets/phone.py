@@ -156,10 +156,16 @@ class PhoneView(Magnifier, can_focus=True):
             assert self.protocol is not None
             self.surface = GraphicsSurface(self.protocol, id="pixels")
             yield self.surface
+        if self.view != "pixels":
+            yield self._make_text()
+
+    def _make_text(self) -> Any:
+        """The text view, made when a view first shows it: most phone views never do, and mounting
+        one (its CSS and component classes) cost a replay's first paint 7 ms, twice."""
         from guilens.screens.widgets.textphone import TextPhone
 
         self.text = TextPhone(id="text")
-        yield self.text
+        return self.text
 
     # -- sizes -------------------------------------------------------------------------------
     @property
@@ -182,6 +188,13 @@ class PhoneView(Magnifier, can_focus=True):
             return text
         return pix + 1 + text
 
+    def box_for(self, width: int, height: int) -> tuple[int, int]:
+        """The cells the pixels get in a content area of `width` x `height`, for the current view:
+        all of it, the pixels' columns of it beside the text, or none (text alone)."""
+        if self.view == "both":
+            return min(max(4, width // 2), self.pixel_cols(height)), height
+        return (width, height) if self.view == "pixels" else (0, 0)
+
     def on_resize(self, event: events.Resize) -> None:
         self._layout_parts()
 
@@ -191,14 +204,8 @@ class PhoneView(Magnifier, can_focus=True):
         The box is computed from the same rule that sizes the part, not read back from the layout,
         which settles a refresh later: the runner's thread reads `box` to pre-shrink frames."""
         width, height = self.content_region.size
-        pixels = self.query_one("#pixels")
-        if self.view == "both":
-            cols = min(max(4, width // 2), self.pixel_cols(height))
-            pixels.styles.width = cols
-            box = (cols, height)
-        else:
-            pixels.styles.width = "1fr"
-            box = (width, height) if self.view == "pixels" else (0, 0)
+        box = self.box_for(width, height)
+        self.query_one("#pixels").styles.width = box[0] if self.view == "both" else "1fr"
         if box == self.box:
             return
         self.box = box
@@ -208,7 +215,9 @@ class PhoneView(Magnifier, can_focus=True):
     def watch_view(self, old: View, new: View) -> None:
         self.set_class(False, f"-view-{old}")
         self.set_class(True, f"-view-{new}")
-        if new != "pixels" and self.text is not None:
+        if new != "pixels":
+            if self.text is None and (self.canvas is not None or self.surface is not None):  # composed
+                self.mount(self._make_text())
             self._show_text()
         self._layout_parts()
 
