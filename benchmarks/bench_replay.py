@@ -1,6 +1,7 @@
 """How fast the replay screen shows an episode's first step and each jump, at 21 and at 200 steps.
 
-Usage: python benchmarks/bench_replay.py [--rounds 3] [--jumps 10] [--size 200x60] [--baseline DIR]
+Usage: python benchmarks/bench_replay.py [--rounds 3] [--jumps 10] [--size 200x60] [--view both|pixels]
+                                        [--baseline DIR]
 
 `--baseline DIR`: DIR holds another guilens package (`DIR/guilens`, e.g. the last commit's:
 `git archive HEAD guilens | tar -x -C DIR`); its sessions run interleaved with this tree's (same
@@ -9,10 +10,11 @@ episodes, same rounds, same machine), and a second table sets its medians beside
 Records two episodes from the simulated phone with the real `Recorder` (21 and
 200 steps, in a temporary folder), then, in interleaved rounds (21, 200, 21,
 200, ...) so both see the same machine, opens each in the replay screen
-headless (`App.run_test()` at a real terminal size, half-cell phones), each
-time in a fresh Python process as `guilens replay` would be (one process
-replaying many episodes would carry the last one's garbage into the next one's
-collections), and measures:
+headless (`App.run_test()` at a real terminal size; half-cell phones beside the
+UI's text, as a terminal without graphics shows them, or with `--view pixels`
+the half cells alone), each time in a fresh Python process as `guilens replay`
+would be (one process replaying many episodes would carry the last one's
+garbage into the next one's collections), and measures:
 
 - first step: from the moment the app is ready to draw (it asks for its first
   screen: `GuilensApp.on_mount` calls the screen factory, so reading the
@@ -74,6 +76,7 @@ from guilens.device.sim import SimDevice
 from guilens.episode import Episode, Memory, Recorder, Step, Timings
 from guilens.screens.app import GuilensApp
 from guilens.screens.modals import PromptScreen
+from guilens.screens.phone_setup import fixed
 from guilens.screens.replay_screen import ReplayScreen
 from guilens.screens.widgets.phone import PhoneView, set_cell_size
 from guilens.screens.widgets.step_list import StepList
@@ -171,14 +174,15 @@ def far_targets(n: int, count: int, seed: int, start: int) -> list[int]:
     return out
 
 
-async def session(path: Path, size: tuple[int, int], jumps: int, seed: int, watch: RenderWatch) -> dict[str, Any]:
+async def session(path: Path, size: tuple[int, int], jumps: int, seed: int, watch: RenderWatch,
+                  view: str = "both") -> dict[str, Any]:
     t0 = [0.0]
     app: GuilensApp
 
     def first() -> ReplayScreen:
         t0[0] = time.perf_counter()
         watch.arm(shown(app, 0))
-        return ReplayScreen(path)
+        return ReplayScreen(path, renderer=fixed("halfcell", view=view, cell=(10, 20)))  # type: ignore[arg-type]
 
     app = GuilensApp(first)
     out: dict[str, Any] = {"next": [], "cold": [], "cold_at_once": [], "warm": [], "decoded": 0}
@@ -285,11 +289,12 @@ def floor_time(size: tuple[int, int]) -> float:
     return float(json.loads(done.stdout.strip().splitlines()[-1])["floor"])
 
 
-def one_session(path: Path, size: tuple[int, int], jumps: int, seed: int, root: Path | None = None) -> dict[str, Any]:
+def one_session(path: Path, size: tuple[int, int], jumps: int, seed: int, view: str,
+                root: Path | None = None) -> dict[str, Any]:
     """One replay session in a fresh process (this file, `--session`): its figures as JSON. `root`:
     the folder whose `guilens` the session imports (first on its path), else this environment's."""
     cmd = [sys.executable, __file__, "--session", str(path), "--size", f"{size[0]}x{size[1]}",
-           "--jumps", str(jumps), "--seed", str(seed)]
+           "--jumps", str(jumps), "--seed", str(seed), "--view", view]
     done = subprocess.run(cmd, capture_output=True, text=True, check=False, env=baseline.environ(root))
     if done.returncode != 0:
         raise SystemExit(f"a replay session failed ({path}):\n{done.stderr.strip()}")
@@ -328,6 +333,9 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--jumps", type=int, default=10, help="jumps of each kind per round")
     ap.add_argument("--size", default="200x60", help="terminal columns x rows")
+    ap.add_argument("--view", choices=["both", "pixels"], default="both",
+                    help="the phones' view: half cells beside the UI's text (what a terminal without graphics "
+                         "gets), or the half cells alone (what `v` gives)")
     ap.add_argument("--baseline", type=Path, help="a folder holding another guilens package, run interleaved")
     ap.add_argument("--session", type=Path, help=argparse.SUPPRESS)  # one session, in this process
     ap.add_argument("--floor", action="store_true", help=argparse.SUPPRESS)  # Textual's floor, in this process
@@ -339,7 +347,7 @@ def main() -> None:
         return
     if args.session is not None:
         set_cell_size((10, 20))  # the phones' geometry, without asking a terminal
-        got = asyncio.run(session(args.session, (cols, rows), args.jumps, args.seed, RenderWatch()))
+        got = asyncio.run(session(args.session, (cols, rows), args.jumps, args.seed, RenderWatch(), args.view))
         import guilens
 
         print(json.dumps({**got, "guilens": guilens.__file__}))
@@ -355,10 +363,10 @@ def main() -> None:
             print(f"  round {r + 1}, Textual's floor: {floors[-1]:.0f} ms", file=sys.stderr)
             for n, path in paths.items():
                 if args.baseline is not None:
-                    got = one_session(path, (cols, rows), args.jumps, seed=r, root=args.baseline)
+                    got = one_session(path, (cols, rows), args.jumps, r, args.view, root=args.baseline)
                     collect(base_results, n, got)
                     print(f"  round {r + 1}, {n:>3} steps, baseline: first {got['first']:.0f} ms", file=sys.stderr)
-                got = one_session(path, (cols, rows), args.jumps, seed=r)
+                got = one_session(path, (cols, rows), args.jumps, r, args.view)
                 collect(results, n, got)
                 print(f"  round {r + 1}, {n:>3} steps: first {got['first']:.0f} ms", file=sys.stderr)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
