@@ -237,6 +237,27 @@ async def test_moving_repaints_what_changed_not_the_whole_screen(episode: Path) 
         assert wholes == []  # every widget of the screen repainted on each move: 20-40 ms a step
 
 
+async def test_beside_the_text_each_step_lays_each_phones_text_out_once(episode: Path) -> None:
+    """The text view got the magnifier's viewport and then the new screen, and laid out for each:
+    the old screen once more on every step, 6 ms a phone."""
+    app = GuilensApp(lambda: ReplayScreen(episode, renderer=fixed("halfcell", view="both", cell=cell_size())))
+    async with app.run_test(size=(200, 60)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, ReplayScreen)
+        await settled(pilot, screen, 0)
+        laid: list[str] = []
+        for phone in phones(screen):
+            text = phone.text
+            assert text is not None and text.text_layout is not None
+            relayout = text._relayout
+            text._relayout = (lambda _r=relayout, _id=phone.id:  # type: ignore[method-assign]
+                              (laid.append(str(_id)), _r())[1])
+        await pilot.press("right")
+        await settled(pilot, screen, 1)
+        assert sorted(laid) == ["after", "before"]
+        assert all(p.text is not None and p.text.text_layout is not None for p in phones(screen))
+
+
 async def test_a_list_longer_than_its_view_keeps_its_scroll_bar_until_it_scrolls(episode: Path) -> None:
     """At 24 rows the 30 steps overflow the list: a move within view lays the screen out again (the
     detail's text changed) but leaves the list's scroll bar alone; new rows still reach the bar."""

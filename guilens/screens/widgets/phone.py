@@ -265,8 +265,7 @@ class PhoneView(Magnifier, can_focus=True):
 
     def _show_text(self) -> None:
         if self.text is not None and self.view != "pixels":
-            self.text.set_viewport(self.viewport)
-            self.text.show(self.shown.ui_xml, self.screen_size, self.shown.action)
+            self.text.show(self.shown.ui_xml, self.screen_size, self.shown.action, viewport=self.viewport)
 
     def show_action(self, action: dict[str, Any] | None) -> None:
         """Draw (or clear) the action on the screen already shown."""

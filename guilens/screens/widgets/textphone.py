@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from types import EllipsisType
 from typing import Any
 
 from rich.segment import Segment
@@ -130,9 +131,14 @@ class TextPhone(Widget):
         self._height = 0
 
     # -- what is shown -----------------------------------------------------------------------
-    def show(self, ui_xml: str | None, screen_size: tuple[int, int], action: dict[str, Any] | None = None) -> None:
-        """Show a screen's UI tree (`uiautomator dump` XML) and the action taken on it."""
+    def show(self, ui_xml: str | None, screen_size: tuple[int, int], action: dict[str, Any] | None = None,
+             viewport: Rect | None | EllipsisType = ...) -> None:
+        """Show a screen's UI tree (`uiautomator dump` XML) and the action taken on it; `viewport`, when
+        given, is the part of it to show (as `set_viewport`, checked against this screen): set with the
+        screen, the two are laid out once, where setting them one after the other laid out twice."""
         self.screen_size, self.action = screen_size, action
+        if viewport is not ...:
+            self.viewport = viewport
         self.root, self.placeholder = None, NO_TREE
         if ui_xml:
             try:
