@@ -175,6 +175,24 @@ def test_bad_templates_get_one_line_each() -> None:
     assert "q: not a parameter declared before 'total'" in line
 
 
+def test_a_constraint_against_a_derived_value_or_a_pick_is_a_problem_not_a_crash() -> None:
+    """The draw tests a constraint against what it has drawn so far; derived values and picks
+    are settled after it, so a constraint naming one is refused at load with its parameter."""
+    line = _problem("""\
+        x: {type: int, min: 1, max: 3}
+        twice: {derive: "x * 2"}
+        m: {type: int, min: 1, max: 9, differ: {name: twice}}
+    """)
+    assert "'m' is constrained against 'twice', a derived value" in line and "\n" not in line
+    line = _problem("""\
+        x: {type: product}
+        y: {type: product, distinct_from: [x]}
+        low: {lowest: {price: [x, y]}}
+        z: {type: product, distinct_from: [low]}
+    """)
+    assert "'z' is constrained against 'low', a pick" in line
+
+
 def test_an_undeclared_name_in_the_instruction() -> None:
     text = _TEMPLATE.format(params="      x: {type: product}").replace('Open {x}.', 'Open {x} for {whom}.')
     with pytest.raises(ScenarioError) as err:
@@ -274,3 +292,27 @@ def test_a_mirror_never_draws_its_partners_items() -> None:
              for t in drawn.tasks if t.meta["template"] == "a"]
     assert len(pairs) == 20 and all(x != y for x, y in pairs)
     assert {x for x, _ in pairs} == {"Alpha", "Beta"}
+
+
+def test_a_mirror_of_a_template_with_a_bad_block_is_checked_without_drawing_it() -> None:
+    """Checking a mirror draws its partner too (to steer clear of its items); a partner whose block
+    has problems is reported on its own, and not drawn for the mirror."""
+    mirror = textwrap.indent(textwrap.dedent("""\
+        - id: b
+          mirror_of: a
+          apps: [shop]
+          instruction: {L0: "Open {x}."}
+          difficulty: 1
+          golden_steps: 1
+          params:
+            x: {type: product}
+            y: {type: product, distinct_from: [x]}
+          milestones:
+            - {id: done, text: "open", check: {element: "id:product_title", text: "{x}"}}
+          reference: [finish]
+    """), "  ")
+    text = _TEMPLATE.format(params="      x: {type: product}\n      y: {type: product, distinct_from: [w]}") + mirror
+    with pytest.raises(ScenarioError) as err:
+        load_text(text, "t.yaml")
+    assert [p for p in err.value.problems if "'w' is not a parameter declared before 'y'" in p]
+    assert all("\n" not in p and "KeyError" not in p for p in err.value.problems), err.value.problems

@@ -195,6 +195,8 @@ def params_problems(scenario: Scenario) -> list[tuple[tuple[str | int, ...], str
     from guilens.scenarios.templates import TEMPLATE, strings
 
     out: list[tuple[tuple[str | int, ...], str, bool]] = []
+    # Drawing a mirror draws its partner too, so a partner's bad block keeps the mirror undrawn.
+    unsound = {t.id for t in scenario.tasks if is_template(t) and block_problems(t.params)}
     for i, t in enumerate(scenario.tasks):
         if not is_template(t):
             continue
@@ -227,7 +229,7 @@ def params_problems(scenario: Scenario) -> list[tuple[tuple[str | int, ...], str
                     if name not in known:
                         out.append((("tasks", i, key), f"{{{name}}} is neither a parameter nor a user slot "
                                                         f"(parameters: {', '.join(t.params)})", True))
-        if not own and not any(p[0][:3] == base for p in out):
+        if not own and t.mirror_of not in unsound and not any(p[0][:3] == base for p in out):
             try:
                 draw_values(scenario, t, 0, 1)
             except ParamError as err:

@@ -159,10 +159,17 @@ def block_problems(params: dict[str, ParamSpec]) -> list[tuple[tuple[str | int, 
     seen: dict[str, ParamSpec] = {}
     given: set[str] = set()
     for name, spec in params.items():
+        picked = {n for names in (*spec.lowest.values(), *spec.highest.values()) for n in names}
         for ref in spec.refers():
             if ref not in seen:
                 out.append(((name,), f"{ref!r} is not a parameter declared before {name!r}"
                                      f" (earlier: {', '.join(seen) or 'none'})"))
+            elif seen[ref].type is None and ref not in picked:
+                # The draw compares against what it has drawn so far; a derived value or a pick is
+                # settled only after every draw, so a constraint on one could never be tested.
+                what = "a derived value" if seen[ref].derive is not None else "a pick"
+                out.append(((name,), f"{name!r} is constrained against {ref!r}, {what}: "
+                                     "constraints compare drawn parameters"))
             elif spec.type is not None and seen[ref].type != spec.type:
                 out.append(((name,), f"{name!r} ({spec.type}) is constrained against {ref!r} ({seen[ref].type}): "
                                      "constraints compare parameters of one kind"))
