@@ -39,7 +39,11 @@ def clip(text: Any, limit: int = SHOWN) -> str:
     return f"{s[: max(1, limit - 1)]}… ({len(s):,} characters)"
 
 
-def tidy(message: str) -> str:
+LINE = 660
+"""A problem's whole line, at most (before the count a cut message ends with): a terminal screen."""
+
+
+def tidy(message: str, limit: int = 600) -> str:
     """The last guard on a message: one line, no control characters, no value longer than a screen.
 
     Values are cut where they are echoed (`_short`); this catches what a check's own message
@@ -48,7 +52,7 @@ def tidy(message: str) -> str:
     one = _CONTROL.sub(" ", message)
     one = _QUOTED.sub(lambda m: f"{m[0][:SHOWN]}…{m[0][0]} ({len(m[0]) - 2:,} characters)", one)
     one = _RUN.sub(lambda m: f"{m[0][:80]}… ({len(m[0]):,} characters)", one)
-    return one if len(one) <= 600 else f"{one[:599]}… (the message is {len(one):,} characters)"
+    return one if len(one) <= limit else f"{one[:limit - 1]}… (the message is {len(one):,} characters)"
 
 
 @dataclass(frozen=True)
@@ -71,8 +75,10 @@ class Problem:
         shown = show_path(path) if len(path) <= 12 else (
             f"{show_path(path[:4])} ... {show_path(path[-2:]).lstrip('.')} ({len(path)} levels)")
         if shown:
-            parts.append(tidy(shown))
-        return ": ".join(parts) + ": " + tidy(self.message)
+            parts.append(tidy(shown, 300))
+        head = ": ".join(parts) + ": "
+        # The place and the message share one line's room: a long path leaves less for the message.
+        return head + tidy(self.message, max(120, LINE - len(head)))
 
 
 MAX_PROBLEMS = 100
