@@ -15,12 +15,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from guilens.scenarios import packcache
+from guilens.scenarios.files import builtin_files
 
 if TYPE_CHECKING:
     from guilens.scenarios.model import Scenario
-
-BUILTIN_DIR = Path(__file__).parent / "builtin"
-"""The packs shipped with guilens (the loader's `BUILTIN_DIR`, which this module must not import)."""
 
 PART = "listing"
 
@@ -38,7 +36,7 @@ def pack_listing(s: Scenario) -> dict[str, Any]:
 def _builtin_texts() -> list[tuple[Path, str]] | None:
     """Each built-in pack file with its text, as the loader finds them; None when one cannot be read
     (the loader then says why)."""
-    files = sorted(q for q in BUILTIN_DIR.rglob("*") if q.suffix in (".yaml", ".yml", ".json") and q.is_file())
+    files = builtin_files()
     try:
         return [(f, f.read_text(encoding="utf-8")) for f in files]
     except (OSError, UnicodeDecodeError):

@@ -40,11 +40,11 @@ from guilens.scenarios.errors import (
     path_at,
     problems_from_validation,
 )
+from guilens.scenarios.files import BUILTIN_DIR, SUFFIXES, builtin_files, scenario_files
 from guilens.scenarios.model import Scenario, Task
 from guilens.scenarios.semantics import semantic_problems
 from guilens.scenarios.yamlscan import MAX_BYTES, scan, yaml_error_text
 
-BUILTIN_DIR = Path(__file__).parent / "builtin"
 _PLAIN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 
 
@@ -221,18 +221,6 @@ def _load_builtin_file(p: Path) -> Scenario:
     return load_scenario(p)
 
 
-def scenario_files(paths: Iterable[str | Path]) -> list[Path]:
-    """The scenario files named: files as given, directories searched for *.yaml, *.yml, *.json."""
-    out: list[Path] = []
-    for raw in paths:
-        p = Path(raw)
-        if p.is_dir():
-            out += sorted(q for q in p.rglob("*") if q.suffix in (".yaml", ".yml", ".json") and q.is_file())
-        else:
-            out.append(p)
-    return out
-
-
 def validate_paths(paths: Iterable[str | Path]) -> tuple[list[Scenario], list[str]]:
     """Load every file; return the good scenarios and every problem of the bad ones (and duplicate ids)."""
     return _load_all(scenario_files(paths), load_scenario)
@@ -264,14 +252,10 @@ def load_builtin() -> list[Scenario]:
     return good
 
 
-def builtin_files() -> list[Path]:
-    return scenario_files([BUILTIN_DIR])
-
-
 def find_scenario(spec: str) -> Scenario:
     """A scenario by built-in id or by file path."""
     p = Path(spec)
-    if p.suffix in (".yaml", ".yml", ".json") or p.is_file():
+    if p.suffix in SUFFIXES or p.is_file():
         return load_scenario(p)
     named = BUILTIN_DIR / f"{spec}.yaml"
     if _PLAIN_ID.fullmatch(spec) and named.is_file():
