@@ -5,9 +5,10 @@ painting first; the loader prepares the neighbours only once the step in view is
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ import tui_helpers  # noqa: F401  (pins the phones' cell size)
 from test_replay_speed import record, settled
 from test_tui_run import wait_for
 from textual._compositor import Compositor
+from textual.pilot import Pilot
 
 from guilens.episode import EpisodeReader
 from guilens.screens import replay_frames, replay_screen
@@ -50,6 +52,17 @@ class Paints:
                 return _original(compositor, *args, **kw)
 
             monkeypatch.setattr(Compositor, name, paint)
+
+
+@contextlib.asynccontextmanager
+async def opened(episode: Path, size: tuple[int, int], **screen_args: Any) -> AsyncIterator[tuple[Pilot[Any], ReplayScreen]]:
+    """The replay of `episode` open at `size`, its first step shown and settled."""
+    app = GuilensApp(lambda: ReplayScreen(episode, **screen_args))
+    async with app.run_test(size=size) as pilot:
+        screen = app.screen
+        assert isinstance(screen, ReplayScreen)
+        await settled(pilot, screen, 0)
+        yield pilot, screen
 
 
 def phones(screen: ReplayScreen) -> tuple[PhoneView, PhoneView]:
@@ -151,12 +164,8 @@ async def test_the_first_steps_frames_are_made_on_the_decoding_threads(episode: 
 
 async def test_a_step_not_prepared_ahead_is_shown_whole(episode: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(replay_screen, "TEXT_WAIT", 10.0)  # the frames always win, however slow the machine
-    app = GuilensApp(lambda: ReplayScreen(episode))
-    paints = Paints(lambda: state(app))
-    async with app.run_test(size=(160, 48)) as pilot:
-        screen = app.screen
-        assert isinstance(screen, ReplayScreen)
-        await settled(pilot, screen, 0)
+    async with opened(episode, (160, 48)) as (pilot, screen):
+        paints = Paints(lambda: state(screen.app))
         paints.install(monkeypatch)
         for target in (20, 9, 27):  # far from each other: nothing prepared ahead
             assert screen.loader is not None and screen.loader.cached(target) is None
@@ -178,11 +187,7 @@ async def test_text_goes_up_alone_when_the_frames_are_late(episode: Path, monkey
         return read(reader, index)
 
     monkeypatch.setattr(replay_frames, "read_shot", slow)
-    app = GuilensApp(lambda: ReplayScreen(episode))
-    async with app.run_test(size=(160, 48)) as pilot:
-        screen = app.screen
-        assert isinstance(screen, ReplayScreen)
-        await settled(pilot, screen, 0)
+    async with opened(episode, (160, 48)) as (pilot, screen):
         screen.index = 20
         await pilot.pause(replay_screen.TEXT_WAIT + 0.3)
         assert screen.query_one("#detail-box").border_title == "step 21 of 30"  # the text did not wait forever
@@ -197,11 +202,7 @@ async def test_with_a_key_held_down_the_text_follows_while_the_frames_are_late(
     read = replay_frames.read_shot
     monkeypatch.setattr(replay_frames, "read_shot",
                         lambda reader, index: (gate.wait(10) if index >= 4 else None, read(reader, index))[1])
-    app = GuilensApp(lambda: ReplayScreen(episode))
-    async with app.run_test(size=(160, 48)) as pilot:
-        screen = app.screen
-        assert isinstance(screen, ReplayScreen)
-        await settled(pilot, screen, 0)
+    async with opened(episode, (160, 48)) as (pilot, screen):
         steps = screen.query_one("#step-list", StepList)
         for _ in range(12):  # a key held down: each press newer than the last one's frames
             await pilot.press("right")
@@ -212,12 +213,8 @@ async def test_with_a_key_held_down_the_text_follows_while_the_frames_are_late(
 
 
 async def test_moving_repaints_what_changed_not_the_whole_screen(episode: Path) -> None:
-    app = GuilensApp(lambda: ReplayScreen(episode))
     wholes: list[int] = []
-    async with app.run_test(size=(160, 48)) as pilot:
-        screen = app.screen
-        assert isinstance(screen, ReplayScreen)
-        await settled(pilot, screen, 0)
+    async with opened(episode, (160, 48)) as (pilot, screen):
         dirty = screen._set_dirty
         screen._set_dirty = lambda *regions: (wholes.append(len(regions)) if not regions else None,  # type: ignore[method-assign]
                                               dirty(*regions))[1]
@@ -240,11 +237,8 @@ async def test_moving_repaints_what_changed_not_the_whole_screen(episode: Path) 
 async def test_beside_the_text_each_step_lays_each_phones_text_out_once(episode: Path) -> None:
     """The text view got the magnifier's viewport and then the new screen, and laid out for each:
     the old screen once more on every step, 6 ms a phone."""
-    app = GuilensApp(lambda: ReplayScreen(episode, renderer=fixed("halfcell", view="both", cell=cell_size())))
-    async with app.run_test(size=(200, 60)) as pilot:
-        screen = app.screen
-        assert isinstance(screen, ReplayScreen)
-        await settled(pilot, screen, 0)
+    both = fixed("halfcell", view="both", cell=cell_size())
+    async with opened(episode, (200, 60), renderer=both) as (pilot, screen):
         laid: list[str] = []
         for phone in phones(screen):
             text = phone.text
@@ -261,11 +255,7 @@ async def test_beside_the_text_each_step_lays_each_phones_text_out_once(episode:
 async def test_a_list_longer_than_its_view_keeps_its_scroll_bar_until_it_scrolls(episode: Path) -> None:
     """At 24 rows the 30 steps overflow the list: a move within view lays the screen out again (the
     detail's text changed) but leaves the list's scroll bar alone; new rows still reach the bar."""
-    app = GuilensApp(lambda: ReplayScreen(episode))
-    async with app.run_test(size=(160, 24)) as pilot:
-        screen = app.screen
-        assert isinstance(screen, ReplayScreen)
-        await settled(pilot, screen, 0)
+    async with opened(episode, (160, 24)) as (pilot, screen):
         steps = screen.query_one("#step-list", StepList)
         bar = steps.vertical_scrollbar
         assert steps.show_vertical_scrollbar and bar.window_virtual_size == 30
@@ -284,12 +274,8 @@ async def test_a_list_longer_than_its_view_keeps_its_scroll_bar_until_it_scrolls
 
 
 async def test_home_and_end_reach_the_screen_without_the_list_moving_first(episode: Path) -> None:
-    app = GuilensApp(lambda: ReplayScreen(episode))
     posted: list[Any] = []
-    async with app.run_test(size=(160, 24)) as pilot:  # fewer rows than steps: the list scrolls
-        screen = app.screen
-        assert isinstance(screen, ReplayScreen)
-        await settled(pilot, screen, 0)
+    async with opened(episode, (160, 24)) as (pilot, screen):  # fewer rows than steps: the list scrolls
         steps = screen.query_one("#step-list", StepList)
         assert steps.has_focus
         original = steps.post_message
