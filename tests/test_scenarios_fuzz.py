@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scenarios_helpers import SEQUENCE_YAML, TASKS_YAML, data, dump
 
-from guilens.scenarios.errors import ScenarioError
+from guilens.scenarios.errors import Problem, ScenarioError
 from guilens.scenarios.loader import builtin_files, load_text
 from guilens.scenarios.model import Scenario
 
@@ -95,3 +95,12 @@ def test_text_mutations_give_clean_problems(draw: st.DataObject) -> None:
 def test_every_seed_is_valid() -> None:
     for doc in SEEDS:
         assert isinstance(load_text(dump(doc), "f.yaml"), Scenario)
+
+
+def test_a_long_place_leaves_the_message_less_room_not_a_longer_line() -> None:
+    """The hard pack's mutant: a path twelve levels deep and a 1,258-character message gave 702 characters."""
+    path = tuple(x for i in range(6) for x in (f"branch-{i}-" + "k" * 30, i))
+    line = str(Problem(file="hard.yaml", message="op 'approx' needs a number value, not " + "{'id': 'x'} " * 100,
+                       path=path, task="shoe-shortlist-share", line=151, column=12))
+    assert len(line) <= 700 and line.endswith("characters)") and "(the message is 1,238 characters)" in line
+    assert line.startswith("hard.yaml:151:12: task 'shoe-shortlist-share': branch-0-")
