@@ -25,6 +25,7 @@ from guilens.screens.app import GuilensApp
 from guilens.screens.phone_setup import View, fixed
 from guilens.screens.replay_frames import EpisodeScreens, Pair, ReplayLoader
 from guilens.screens.replay_screen import ReplayScreen
+from guilens.screens.widgets import textphone
 from guilens.screens.widgets.phone import PhoneView, cell_size
 from guilens.screens.widgets.step_list import StepList
 
@@ -234,22 +235,44 @@ async def test_moving_repaints_what_changed_not_the_whole_screen(episode: Path) 
         assert wholes == []  # every widget of the screen repainted on each move: 20-40 ms a step
 
 
-async def test_beside_the_text_each_step_lays_each_phones_text_out_once(episode: Path) -> None:
-    """The text view got the magnifier's viewport and then the new screen, and laid out for each:
-    the old screen once more on every step, 6 ms a phone."""
+async def test_beside_the_text_a_step_prepared_ahead_lays_no_text_out_on_the_event_loop(
+        episode: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The loader lays out the next steps' text as it shrinks their frames, so → only hands it over:
+    the phones laid their text out on the loop (parse and place, 5 ms a step of 30 at 200x60), and
+    before that twice a phone (once more for the screen they were leaving)."""
+    laid: list[tuple[str, int, int]] = []
+    layout = textphone.layout_screen
+
+    def counted(root: Any, size: Any, cols: int, rows: int, **kw: Any) -> Any:
+        laid.append((threading.current_thread().name, cols, rows))
+        return layout(root, size, cols, rows, **kw)
+
+    monkeypatch.setattr(textphone, "layout_screen", counted)
     both = fixed("halfcell", view="both", cell=cell_size())
     async with opened(episode, (200, 60), renderer=both) as (pilot, screen):
-        laid: list[str] = []
+        loop = threading.current_thread().name
         for phone in phones(screen):
-            text = phone.text
-            assert text is not None and text.text_layout is not None
-            relayout = text._relayout
-            text._relayout = (lambda _r=relayout, _id=phone.id:  # type: ignore[method-assign]
-                              (laid.append(str(_id)), _r())[1])
+            assert phone.text is not None and phone.text.text_layout is not None
+        for i in (1, 2, 3):
+            await pilot.pause(0.3)  # idle: the loader has prepared the neighbours
+            laid.clear()
+            await pilot.press("right")
+            await settled(pilot, screen, i)
+            assert [t for t in laid if t[0] == loop] == [], f"step {i + 1} laid its text out on the loop"
+            for phone in phones(screen):
+                text = phone.text
+                assert text is not None and text.text_layout is not None
+                fresh = textphone.text_frame(phone.shown.ui_xml, phone.screen_size, text._width, text._height,
+                                             phone.viewport, phone.shown.action)
+                assert fresh.layout is not None  # what the phone would have laid out itself:
+                assert (text.text_layout.lines, text.text_layout.placed) == (fresh.layout.lines, fresh.layout.placed)
+        phone = phones(screen)[0]
+        phone.magnify(2)  # a viewport the prepared layouts were not made for: the phone lays out its own
+        await pilot.pause(0.1)
+        laid.clear()
         await pilot.press("right")
-        await settled(pilot, screen, 1)
-        assert sorted(laid) == ["after", "before"]
-        assert all(p.text is not None and p.text.text_layout is not None for p in phones(screen))
+        await settled(pilot, screen, 4)
+        assert phone.text is not None and phone.text.viewport == phone.viewport is not None
 
 
 async def test_a_list_longer_than_its_view_keeps_its_scroll_bar_until_it_scrolls(episode: Path) -> None:

@@ -155,17 +155,27 @@ class Pair:
     after: Shot
     before_frame: HalfcellFrame | None = None
     after_frame: HalfcellFrame | None = None
+    before_text: Any = None
+    after_text: Any = None
+    """The screens' UI trees laid out for the text view (`TextFrame`), when it is shown."""
 
 
 Prepare = Callable[[Image.Image, "dict[str, Any] | None"], "HalfcellFrame | None"]
+PrepareText = Callable[["str | None", "tuple[int, int]", "dict[str, Any] | None"], Any]
+
+
+def _no_text(ui_xml: str | None, screen_size: tuple[int, int], action: dict[str, Any] | None) -> Any:
+    return None
 
 
 class ReplayLoader:
     """One thread: the requested step's pair first, then its neighbours' (see the module docstring).
 
     `prepare(image, action)` makes a phone frame (None when the phone makes its own: before its
-    first layout, or for a full-resolution renderer); `frame_key()` names what a frame depends on
-    (the phone's box, magnified part, renderer), so a resize never serves a frame of the old size.
+    first layout, or for a full-resolution renderer), and `prepare_text(ui_xml, screen_size, action)`
+    the text view's layout of the screen (None when no text is shown); `frame_key()` names what a
+    frame depends on (the phone's box, magnified part, renderer) and `text_key()` what a layout does
+    (the text's size, magnified part), so a resize never serves either at the old size.
     `deliver(pair)` is called from the loader's thread; it must not block. `laid_out()` says whether
     the phones know their size yet: the first step waits for it (up to a second), so its frames are
     made once, at the right size, while the screen's first paint is under way.
@@ -173,14 +183,19 @@ class ReplayLoader:
 
     def __init__(self, screens: EpisodeScreens, actions: list[dict[str, Any] | None], *, prepare: Prepare,
                  frame_key: Callable[[], Hashable], deliver: Callable[[Pair], object], frames: int = 32,
-                 laid_out: Callable[[], bool] = lambda: True) -> None:
+                 laid_out: Callable[[], bool] = lambda: True, prepare_text: PrepareText = _no_text,
+                 text_key: Callable[[], Hashable] = lambda: None) -> None:
         self.screens = screens
         self.actions = actions
         self.prepare = prepare
+        self.prepare_text = prepare_text
+        self.text_key = text_key
         self.frame_key = frame_key
         self.deliver = deliver
         self.laid_out = laid_out
         self._frames: OrderedDict[tuple[Hashable, ...], HalfcellFrame | None] = OrderedDict()
+        self._texts: OrderedDict[tuple[Hashable, ...], Any] = OrderedDict()
+        """The text view's layouts by (screen, role, `text_key`), kept as the frames are."""
         self._frames_cap = frames
         self._frame_lock = threading.Lock()
         self._cond = threading.Condition()
@@ -257,7 +272,9 @@ class ReplayLoader:
             bkey, akey = (index, "before", key), (index + 1, "after", key)
             if bkey not in self._frames or akey not in self._frames:
                 return None
-            return Pair(index, before, after, self._frames[bkey], self._frames[akey])
+            tkey = self.text_key()
+            return Pair(index, before, after, self._frames[bkey], self._frames[akey],
+                        self._texts.get((index, "before", tkey)), self._texts.get((index + 1, "after", tkey)))
 
     def wait_ready(self, index: int, timeout: float) -> Pair | None:
         """Step `index`'s pair once it is ready (`cached`), waiting up to `timeout` seconds for the
@@ -302,6 +319,23 @@ class ReplayLoader:
                 self._frames.popitem(last=False)
         return frame
 
+    def _text(self, shot: Shot, role: str, action: dict[str, Any] | None, key: Hashable) -> Any:
+        """The text view's layout of `shot` for the view as `key` names it, made once (as `_frame`)."""
+        tkey = (shot.index, role, key)
+        with self._frame_lock:
+            if tkey in self._texts:
+                self._texts.move_to_end(tkey)
+                return self._texts[tkey]
+        size = shot.image.size if shot.image is not None else (1080, 2400)
+        text = self.prepare_text(shot.ui_xml, size, action)
+        if text is None or key != self.text_key():
+            return None  # no text shown, or the view changed meanwhile: the phone lays out its own
+        with self._frame_lock:
+            self._texts[tkey] = text
+            while len(self._texts) > self._frames_cap:
+                self._texts.popitem(last=False)
+        return text
+
     def _wait_painted(self, index: int, stop: Callable[[], bool]) -> None:
         """Until step `index` is painted (or newer work came, or `PAINT_WAIT` passed): preparing the
         neighbours holds the GIL in bursts, which would stretch the paint the person waits for."""
@@ -332,10 +366,12 @@ class ReplayLoader:
     def _made(self, index: int, before: Shot, after: Shot) -> Pair:
         """Step `index`'s pair from its two decoded screens: the phone frames made for the view's
         current box (`frame_key`)."""
-        key = self.frame_key()
+        key, action = self.frame_key(), self.actions[index]
         after_frame = self._frame(after, "after", None, key)
-        before_frame = self._frame(before, "before", self.actions[index], key)
-        return Pair(index, before, after, before_frame, after_frame)
+        before_frame = self._frame(before, "before", action, key)
+        tkey = self.text_key()
+        return Pair(index, before, after, before_frame, after_frame,
+                    self._text(before, "before", action, tkey), self._text(after, "after", None, tkey))
 
     def _run(self) -> None:
         while True:

@@ -242,7 +242,8 @@ class ReplayScreen(ReplayKeys):
             self.screens, [s.action for s in self.steps], prepare=before.prepare,
             frame_key=lambda: (before.box, before.viewport, after.box, after.viewport, before.renderer),
             deliver=lambda pair: self.post_message(Loaded(pair)),
-            laid_out=lambda: before.box != (0, 0) or before.view == "text")
+            laid_out=lambda: before.box != (0, 0) or before.view == "text", prepare_text=before.prepare_text,
+            text_key=lambda: (before.text_size(), before.viewport))
 
     def on_mount(self) -> None:
         self.query_one(VerdictView).show(self.verdict)
@@ -348,8 +349,8 @@ class ReplayScreen(ReplayKeys):
         if self.loader is not None:
             self.call_after_refresh(self.loader.painted, pair.index)
         before.show(pair.before.image, self.steps[pair.index].action, frame=pair.before_frame,
-                    ui_xml=pair.before.ui_xml)
-        after.show(pair.after.image, frame=pair.after_frame, ui_xml=pair.after.ui_xml)
+                    ui_xml=pair.before.ui_xml, text=pair.before_text)
+        after.show(pair.after.image, frame=pair.after_frame, ui_xml=pair.after.ui_xml, text=pair.after_text)
         for problem in (pair.before.problem, pair.after.problem):
             if problem:
                 self.notify(problem, severity="error", timeout=8)

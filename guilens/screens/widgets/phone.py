@@ -238,13 +238,14 @@ class PhoneView(Magnifier, can_focus=True):
         action: dict[str, Any] | None = None,
         frame: HalfcellFrame | None = None,
         ui_xml: str | None = None,
+        text: Any = None,
     ) -> None:
         """Show a new screen (and its UI tree, for the text view). `frame` is the same screen already
         prepared off the loop for `box`; without it (or if the box changed since) the view prepares it
-        in a thread."""
+        in a thread. `text`: its UI tree laid out off the loop (`prepare_text`), used if it still fits."""
         serial = self._next_serial()
         self.shown.image, self.shown.action, self.shown.ui_xml = image, action, ui_xml
-        self._show_text()
+        self._show_text(text)
         if image is None:
             if self.canvas is not None:
                 self.canvas.set_frame(None)
@@ -263,9 +264,27 @@ class PhoneView(Magnifier, can_focus=True):
             return
         self._prepare(image, action, serial)
 
-    def _show_text(self) -> None:
+    def _show_text(self, prepared: Any = None) -> None:
         if self.text is not None and self.view != "pixels":
-            self.text.show(self.shown.ui_xml, self.screen_size, self.shown.action, viewport=self.viewport)
+            self.text.show(self.shown.ui_xml, self.screen_size, self.shown.action, viewport=self.viewport,
+                           prepared=prepared)
+
+    def text_size(self) -> tuple[int, int]:
+        """Cells of the text view (0, 0 when it is not shown or not laid out yet)."""
+        text = self.text
+        if text is None or self.view == "pixels":
+            return (0, 0)
+        return (text._width, text._height)
+
+    def prepare_text(self, ui_xml: str | None, screen_size: tuple[int, int], action: dict[str, Any] | None) -> Any:
+        """The text view's layout of a screen for this view as it is now, from any thread (the replay's
+        loader lays out the next steps' text as it shrinks their frames); None when no text is shown."""
+        cols, rows = self.text_size()
+        if cols <= 0 or rows <= 0:
+            return None
+        from guilens.screens.widgets.textphone import text_frame
+
+        return text_frame(ui_xml, screen_size, cols, rows, self.viewport, action)
 
     def show_action(self, action: dict[str, Any] | None) -> None:
         """Draw (or clear) the action on the screen already shown."""

@@ -65,6 +65,57 @@ def build_strips(layout: TextLayout, style_for: Callable[[Mark], Style], blank: 
     return strips
 
 
+@dataclass(frozen=True)
+class TextFrame:
+    """A screen's text laid out for `cols` x `rows` cells, as `TextPhone.show` would lay it out; made
+    by `text_frame` on any thread (the replay's loader prepares the next steps' ahead)."""
+
+    ui_xml: str | None
+    screen_size: tuple[int, int]
+    cols: int
+    rows: int
+    viewport: Rect | None
+    action: dict[str, Any] | None
+    root: UINode | None
+    layout: TextLayout | None
+    placeholder: str
+
+    def fits(self, ui_xml: str | None, screen_size: tuple[int, int], cols: int, rows: int,
+             viewport: Rect | None, action: dict[str, Any] | None) -> bool:
+        """Whether this is what showing `ui_xml` (the same string) at that size and viewport makes."""
+        return (self.ui_xml is ui_xml and self.screen_size == screen_size and (self.cols, self.rows) == (cols, rows)
+                and self.viewport == viewport and self.action == action)
+
+
+def text_frame(ui_xml: str | None, screen_size: tuple[int, int], cols: int, rows: int,
+               viewport: Rect | None, action: dict[str, Any] | None) -> TextFrame:
+    """The UI tree parsed and laid out (the whole of `TextPhone.show` but the strips, which need the
+    widget's styles); `viewport` as the view holds it (checked against this screen here)."""
+    root, placeholder = None, NO_TREE
+    if ui_xml:
+        try:
+            root = parse_ui_xml(ui_xml)
+        except UITreeError as err:
+            placeholder = f"unreadable UI tree: {err}"
+    shown = _checked(viewport, screen_size)
+    layout = None
+    if root is not None and cols > 0 and rows > 0:
+        try:
+            layout = layout_screen(root, screen_size, cols, rows, viewport=shown, action=action)
+        except ValueError as err:  # a screen size with no area: say so where the phone would be
+            placeholder = str(err)
+    return TextFrame(ui_xml, screen_size, cols, rows, viewport, action, root, layout, placeholder)
+
+
+def _checked(viewport: Rect | None, screen_size: tuple[int, int]) -> Rect | None:
+    if viewport is None:
+        return None
+    try:
+        return check_viewport(viewport, screen_size)
+    except ValueError:  # a viewport off this (smaller) screen: show the whole of it
+        return None
+
+
 class TextPhone(Widget):
     """The screen's UI tree as text, for any terminal (tmux, a browser, no graphics at all)."""
 
@@ -132,25 +183,19 @@ class TextPhone(Widget):
 
     # -- what is shown -----------------------------------------------------------------------
     def show(self, ui_xml: str | None, screen_size: tuple[int, int], action: dict[str, Any] | None = None,
-             viewport: Rect | None | EllipsisType = ...) -> None:
+             viewport: Rect | None | EllipsisType = ..., prepared: TextFrame | None = None) -> None:
         """Show a screen's UI tree (`uiautomator dump` XML) and the action taken on it; `viewport`, when
         given, is the part of it to show (as `set_viewport`, checked against this screen): set with the
-        screen, the two are laid out once, where setting them one after the other laid out twice."""
+        screen, the two are laid out once, where setting them one after the other laid out twice.
+        `prepared`: the same laid out already off the loop (`text_frame`), used when it fits this
+        view's size; else the layout is made here."""
+        wanted = self.viewport if viewport is ... else viewport
+        if prepared is None or not prepared.fits(ui_xml, screen_size, self._width, self._height, wanted, action):
+            prepared = text_frame(ui_xml, screen_size, self._width, self._height, wanted, action)
         self.screen_size, self.action = screen_size, action
-        if viewport is not ...:
-            self.viewport = viewport
-        self.root, self.placeholder = None, NO_TREE
-        if ui_xml:
-            try:
-                self.root = parse_ui_xml(ui_xml)
-            except UITreeError as err:
-                self.placeholder = f"unreadable UI tree: {err}"
-        if self.viewport is not None:
-            try:
-                self.viewport = check_viewport(self.viewport, screen_size)
-            except ValueError:  # a viewport off this (smaller) screen: show the whole of it
-                self.viewport = None
-        self._relayout()
+        self.viewport = _checked(wanted, screen_size)
+        self.root, self.placeholder, self.text_layout = prepared.root, prepared.placeholder, prepared.layout
+        self._restyle()
 
     def set_viewport(self, rect: Rect | None) -> None:
         """Show only this device-pixel rectangle, enlarged to the whole view (None: the whole screen).
