@@ -9,14 +9,17 @@ host) shows the blank cells and nothing else.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
+from PIL import Image
 from textual.app import App
 from textual.strip import Strip
 from textual.widget import Widget
 
 from guilens.screens.graphics.layer import GraphicsLayer, GraphicsUpdate
 from guilens.screens.graphics.protocols import Encoded, ImageProtocol
+from guilens.screens.widgets.halfcell import Fit, OverlayColors, draw_action, fit_image, shift_action
 
 
 class GraphicsApp(App[Any]):
@@ -102,3 +105,23 @@ class GraphicsSurface(Widget):
 
     def render_line(self, y: int) -> Strip:
         return Strip.blank(self.size.width, self.rich_style)
+
+
+def encode_screen(protocol: ImageProtocol, image: Image.Image, action: dict[str, Any] | None, box: tuple[int, int],
+                  cell: tuple[int, int], viewport: tuple[int, int, int, int] | None, colors: OverlayColors,
+                  serial: int = 0) -> tuple[Encoded, Fit]:
+    """The screen (or its `viewport`) scaled to the pixels of the cells of `box`, the action drawn at
+    that scale, and encoded for the terminal's image protocol; with where it sits in the box. For a
+    worker thread: the scaling and the encoding are the expensive part of a frame."""
+    ox = oy = 0
+    src = image
+    if viewport is not None:
+        ox, oy = viewport[0], viewport[1]
+        src = image.crop(viewport)
+    fit = dataclasses.replace(fit_image(src.size, box[0], box[1], cell), ox=ox, oy=oy)
+    w, h = protocol.pixel_size(fit.cols, fit.rows, cell, src.width / max(1, src.height))
+    scaled = src.convert("RGB").resize((w, h), Image.Resampling.LANCZOS, reducing_gap=1.0)
+    scaled = draw_action(scaled, shift_action(action, ox, oy), (w / src.width, h / src.height), colors)
+    encoded = protocol.encode(scaled, fit.cols, fit.rows, cell)
+    encoded.serial = serial
+    return encoded, fit

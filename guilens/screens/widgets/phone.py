@@ -34,16 +34,8 @@ from textual.reactive import reactive
 from guilens.screens.graphics.probe import DEFAULT_CELL
 from guilens.screens.graphics.protocols import make_protocol
 from guilens.screens.phone_setup import VIEWS, PhoneSetup, View, fixed
-from guilens.screens.widgets.graphics_view import GraphicsSurface
-from guilens.screens.widgets.halfcell import (
-    Fit,
-    HalfcellFrame,
-    OverlayColors,
-    draw_action,
-    fit_image,
-    prepare_frame,
-    shift_action,
-)
+from guilens.screens.widgets.graphics_view import GraphicsSurface, encode_screen
+from guilens.screens.widgets.halfcell import Fit, HalfcellFrame, OverlayColors, prepare_frame
 from guilens.screens.widgets.halfcell_view import HalfcellView
 from guilens.screens.widgets.magnifier import Magnifier
 
@@ -326,23 +318,11 @@ class PhoneView(Magnifier, can_focus=True):
             self.app.call_from_thread(self._set_encoded, encoded, fit, serial)
 
     def encode(self, image: Image.Image, action: dict[str, Any] | None, serial: int = 0) -> tuple[Any, Fit]:
-        """The screen scaled to the pixels of its cells, action drawn at that scale, and encoded for
-        the terminal's image protocol. Runs on a worker thread."""
-        protocol = self.protocol
-        assert protocol is not None
-        ox = oy = 0
-        src = image
-        if self.viewport is not None:
-            ox, oy = self.viewport[0], self.viewport[1]
-            src = image.crop(self.viewport)
-        fit = dataclasses.replace(fit_image(src.size, self.box[0], self.box[1], self.cell), ox=ox, oy=oy)
-        w, h = protocol.pixel_size(fit.cols, fit.rows, self.cell, src.width / max(1, src.height))
-        scaled = src.convert("RGB").resize((w, h), Image.Resampling.LANCZOS, reducing_gap=1.0)
-        scaled = draw_action(scaled, shift_action(action, ox, oy), (w / src.width, h / src.height),
-                             self.overlay_colors)
-        encoded = protocol.encode(scaled, fit.cols, fit.rows, self.cell)
-        encoded.serial = serial
-        return encoded, fit
+        """The screen encoded for the terminal's image protocol at this view's box (`encode_screen`).
+        Runs on a worker thread."""
+        assert self.protocol is not None
+        return encode_screen(self.protocol, image, action, self.box, self.cell, self.viewport,
+                             self.overlay_colors, serial)
 
     def _set_frame(self, frame: HalfcellFrame, serial: int, image: Image.Image) -> None:
         if serial == self.shown.serial and self.canvas is not None:
