@@ -117,6 +117,14 @@ tasks:
 """
 
 
+def _mirror(params: str, name: str = "x") -> str:
+    """Task b, the mirror of the template's task a, drawing `params` and opening `{name}`."""
+    block = textwrap.indent(textwrap.dedent(params).strip(), " " * 6)
+    return (f"  - id: b\n    mirror_of: a\n    apps: [shop]\n    instruction: {{L0: \"Open {{{name}}}.\"}}\n"
+            f"    difficulty: 1\n    golden_steps: 1\n    params:\n{block}\n    milestones:\n"
+            f"      - {{id: done, text: \"open\", check: {{element: \"id:product_title\", text: \"{{{name}}}\"}}}}\n"
+            f"    reference: [finish]\n")
+
 def _load(params: str, extra: str = "") -> Scenario:
     return load_text(_TEMPLATE.format(params=textwrap.indent(textwrap.dedent(params), " " * 6)) + extra, "t.yaml")
 
@@ -201,19 +209,7 @@ def test_an_undeclared_name_in_the_instruction() -> None:
 
 
 def test_mirrors_that_draw_differently_are_refused() -> None:
-    text = _TEMPLATE.format(params="      x: {type: product}") + textwrap.indent(textwrap.dedent("""\
-        - id: b
-          mirror_of: a
-          apps: [shop]
-          instruction: {L0: "Open {x}."}
-          difficulty: 1
-          golden_steps: 1
-          params:
-            x: {type: contact}
-          milestones:
-            - {id: done, text: "open", check: {element: "id:product_title", text: "{x}"}}
-          reference: [finish]
-    """), "  ")
+    text = _TEMPLATE.format(params="      x: {type: product}") + _mirror("x: {type: contact}")
     with pytest.raises(ScenarioError) as err:
         load_text(text, "t.yaml")
     assert any("a mirror draws the same kinds of parameters" in p for p in err.value.problems)
@@ -272,19 +268,7 @@ def test_scenarios_show_and_list_name_templates_and_variants(tmp_path, monkeypat
 
 def test_a_mirror_never_draws_its_partners_items() -> None:
     """Two values to draw from: without steering clear, about half the pairs would coincide."""
-    mirror = textwrap.indent(textwrap.dedent("""\
-        - id: b
-          mirror_of: a
-          apps: [shop]
-          instruction: {L0: "Open {y}."}
-          difficulty: 1
-          golden_steps: 1
-          params:
-            y: {type: choice, of: [Alpha, Beta]}
-          milestones:
-            - {id: done, text: "open", check: {element: "id:product_title", text: "{y}"}}
-          reference: [finish]
-    """), "  ")
+    mirror = _mirror("y: {type: choice, of: [Alpha, Beta]}", name="y")
     text = _TEMPLATE.format(params="      x: {type: choice, of: [Alpha, Beta]}") + mirror
     s = load_text(text, "t.yaml")
     drawn = instantiate(s, 20, 5)
@@ -297,20 +281,7 @@ def test_a_mirror_never_draws_its_partners_items() -> None:
 def test_a_mirror_of_a_template_with_a_bad_block_is_checked_without_drawing_it() -> None:
     """Checking a mirror draws its partner too (to steer clear of its items); a partner whose block
     has problems is reported on its own, and not drawn for the mirror."""
-    mirror = textwrap.indent(textwrap.dedent("""\
-        - id: b
-          mirror_of: a
-          apps: [shop]
-          instruction: {L0: "Open {x}."}
-          difficulty: 1
-          golden_steps: 1
-          params:
-            x: {type: product}
-            y: {type: product, distinct_from: [x]}
-          milestones:
-            - {id: done, text: "open", check: {element: "id:product_title", text: "{x}"}}
-          reference: [finish]
-    """), "  ")
+    mirror = _mirror("x: {type: product}\ny: {type: product, distinct_from: [x]}")
     text = _TEMPLATE.format(params="      x: {type: product}\n      y: {type: product, distinct_from: [w]}") + mirror
     with pytest.raises(ScenarioError) as err:
         load_text(text, "t.yaml")
