@@ -11,7 +11,8 @@ the screens are decoded on threads, the first ones while Textual composes, and
 the neighbours' frames are prepared ahead (`replay_frames`), so ← → only hand a
 finished frame to the phones; the task's milestones (scenario files) are looked
 up after the first step is painted; the heap is frozen while the replay is open,
-so the collector's full passes stop landing on jumps. A jump supersedes whatever
+and the collector's passes wait for a moment the person spends reading a step
+(`replay_heap`), so they land neither on the first paint nor on a jump. A jump supersedes whatever
 was still loading for the step before it; a frame for a step left is dropped.
 
 Every paint costs Textual 10-40 ms at 200x60, so the screen paints as few as it
@@ -156,6 +157,8 @@ class ReplayScreen(ReplayKeys):
             self.screens.future(1)
         self.loader: ReplayLoader | None = None
         self._frozen = self._settled = False
+        self.collector = heap.Collector()
+        """The collector's passes, off the key path while this screen is in front (`replay_heap`)."""
         self._text_of: int | None = None
         """The step whose text (row, detail, titles) is up: it waits for the step's frames (see `watch_index`)."""
         self.verdict: dict[str, Any] | None = self.reader.verdict()
@@ -172,6 +175,7 @@ class ReplayScreen(ReplayKeys):
     def compose(self) -> ComposeResult:
         heap.freeze_heap()  # until unmount (see `freeze_heap`)
         self._frozen = True
+        self.collector.pause()  # no pass in the first paint (15 ms of it at 200 steps): `replay_heap`
         ep = self.reader.episode
         head = self._summary()
         yield Static(head, id="summary")
@@ -246,6 +250,7 @@ class ReplayScreen(ReplayKeys):
             text_key=lambda: (before.text_size(), before.viewport))
 
     def on_mount(self) -> None:
+        self.set_interval(heap.CHECK_S, self.collector.tick, name="collector")
         self.query_one(VerdictView).show(self.verdict)
         steps = self.query_one("#step-list", StepList)
         steps.focus()
@@ -264,7 +269,15 @@ class ReplayScreen(ReplayKeys):
             self.query_one("#step-detail", Static).update("This episode has no steps.")
             self.call_after_refresh(self._find_task)
 
+    def on_screen_suspend(self) -> None:
+        self.collector.resume()  # another screen is in front: its paints are not the replay's to schedule
+
+    def on_screen_resume(self) -> None:
+        if self.is_mounted and self._frozen:
+            self.collector.pause()
+
     def on_unmount(self) -> None:
+        self.collector.resume()
         if self.loader is not None:
             self.loader.close()
         self.screens.close()
@@ -294,6 +307,7 @@ class ReplayScreen(ReplayKeys):
         new step's text beside the old step's screens."""
         if not self.steps or self.loader is None:
             return
+        self.collector.asked_for_step()
         pair = self.loader.cached(index)
         if pair is not None:  # prepared ahead: shown now, no thread to wait for
             self._show_text(index)

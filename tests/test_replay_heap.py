@@ -1,0 +1,171 @@
+"""The collector while a replay is in front: no pass lands in the first paint, passes run when the
+person is reading a step (or at least every `MOST_S` with a key held down), and the collector is back
+on as soon as another screen is in front or the replay closes."""
+
+from __future__ import annotations
+
+import gc
+import weakref
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import tui_helpers  # noqa: F401  (pins the phones' cell size)
+from test_replay_speed import record, settled
+from test_tui_run import wait_for
+from textual.app import ComposeResult
+
+from guilens.screens import replay_heap as heap
+from guilens.screens.app import GuilensApp
+from guilens.screens.replay_frames import Pair
+from guilens.screens.replay_screen import ReplayScreen
+
+
+@pytest.fixture(autouse=True)
+def collector_restored() -> Iterator[None]:
+    was = gc.isenabled()
+    yield
+    gc.unfreeze()
+    if was:
+        gc.enable()
+    else:
+        gc.disable()
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class Node:
+    """One half of a reference cycle, which only the collector can free."""
+
+    other: Node | None = None
+
+
+def cycle() -> weakref.ref[Node]:
+    a, b = Node(), Node()
+    a.other, b.other = b, a
+    return weakref.ref(a)
+
+
+def allocate() -> list[list[int]]:
+    """More objects than a young generation holds, so a pass is worth running."""
+    return [[i] for i in range(gc.get_threshold()[0] * 2)]
+
+
+def test_pause_turns_automatic_passes_off_and_resume_back_on() -> None:
+    gc.enable()
+    collector = heap.Collector()
+    collector.pause()
+    assert not gc.isenabled() and collector.paused
+    collector.pause()  # twice is once
+    collector.resume()
+    assert gc.isenabled() and not collector.paused
+    collector.resume()
+    assert gc.isenabled()
+
+
+def test_a_collector_that_was_off_stays_off() -> None:
+    gc.disable()
+    collector = heap.Collector()
+    collector.pause()
+    collector.resume()
+    assert not gc.isenabled()  # not the replay's to turn on
+
+
+def test_a_pass_waits_for_the_person_to_stop_moving() -> None:
+    clock = Clock()
+    collector = heap.Collector(clock)
+    collector.pause()
+    dead = cycle()
+    keep = allocate()
+    collector.asked_for_step()
+    clock.now += heap.IDLE_S / 2
+    assert not collector.tick() and dead() is not None  # a step is still being shown
+    clock.now += heap.IDLE_S
+    assert collector.tick() and collector.passes == 1
+    assert dead() is None  # the cycle was collected
+    assert len(keep) > 0
+
+
+def test_a_key_held_down_still_gets_a_pass_every_most_s() -> None:
+    clock = Clock()
+    collector = heap.Collector(clock)
+    collector.pause()
+    passes_at: list[float] = []
+    start = clock.now
+    keep: list[Any] = []
+    while clock.now - start < 3 * heap.MOST_S:
+        clock.now += 0.03  # a key repeating every 30 ms
+        collector.asked_for_step()
+        keep.append(allocate())
+        if collector.tick():
+            passes_at.append(clock.now - start)
+    assert len(passes_at) >= 2
+    assert all(b - a <= heap.MOST_S + 0.05 for a, b in zip([0.0, *passes_at], passes_at, strict=False))
+
+
+def test_the_old_generation_is_walked_as_often_as_cpythons_rule_would() -> None:
+    clock = Clock()
+    collector = heap.Collector(clock)
+    collector.pause()
+    full = gc.get_stats()[2]["collections"]
+    keep: list[Any] = []
+    ticks = 3 * gc.get_threshold()[2]
+    for _ in range(ticks):
+        keep.append(allocate())
+        clock.now += heap.IDLE_S * 2
+        assert collector.tick()
+    assert gc.get_stats()[2]["collections"] - full == ticks // gc.get_threshold()[2]  # the rest were young
+
+
+async def test_no_pass_runs_in_the_first_paint_and_the_collector_follows_the_screen_in_front(
+        tmp_path: Path) -> None:
+    gc.enable()
+    path = record(tmp_path / "attempt-1", 60)
+    passes: list[int] = []
+    watching = [False]
+
+    def seen(phase: str, info: dict[str, Any]) -> None:
+        if phase == "start" and watching[0]:
+            passes.append(info["generation"])
+
+    def painted() -> None:
+        watching[0] = False
+
+    class Watched(ReplayScreen):
+        def compose(self) -> ComposeResult:
+            watching[0] = True  # from the screen's compose (reading the episode comes before it)
+            yield from super().compose()
+
+        def _show(self, pair: Pair) -> None:
+            self.call_after_refresh(painted)  # before the screen's own after-paint work (its settle)
+            super()._show(pair)
+
+    gc.callbacks.append(seen)
+    try:
+        app = GuilensApp(lambda: Watched(path))
+        async with app.run_test(size=(160, 48)) as pilot:
+            screen = app.screen
+            assert isinstance(screen, ReplayScreen)
+            await wait_for(pilot, lambda: not watching[0], what="the first step painted")
+            assert passes == []  # not one pass, young or full, from the screen's compose to its first paint
+            await settled(pilot, screen, 0)
+            assert not gc.isenabled()
+            await pilot.press("right", "right", "right")
+            await settled(pilot, screen, 3)
+            await wait_for(pilot, lambda: screen.collector.passes > 0, what="a pass while the step is read")
+            await pilot.press("question_mark")  # the help over the replay: its paints are not the replay's
+            await wait_for(pilot, lambda: app.screen is not screen, what="the help")
+            assert gc.isenabled()
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: app.screen is screen, what="back to the replay")
+            assert not gc.isenabled()
+        assert gc.isenabled() and gc.get_freeze_count() == 0  # closed: the collector as it was
+    finally:
+        gc.callbacks.remove(seen)
