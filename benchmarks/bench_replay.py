@@ -1,7 +1,7 @@
 """How fast the replay screen shows an episode's first step and each jump, at 21 and at 200 steps.
 
 Usage: python benchmarks/bench_replay.py [--rounds 3] [--jumps 10] [--size 200x60] [--view both|pixels]
-                                        [--baseline DIR]
+                                        [--baseline DIR] [--long N]
 
 `--baseline DIR`: DIR holds another guilens package (`DIR/guilens`, e.g. the last commit's:
 `git archive HEAD guilens | tar -x -C DIR`); its sessions run interleaved with this tree's (same
@@ -45,6 +45,12 @@ Targets (issue 14): first step <= 100 ms; any jump <= 50 ms; the 200-step
 episode no slower than the 21-step one (ratio <= 1.2). Medians decide
 PASS/FAIL; p90 is printed beside them. On a loaded machine every figure grows;
 the ratios between the two episodes stay meaningful.
+
+`--long N` (e.g. 1000) adds an N-step episode to the same rounds, with a table of its own
+against the 200-step one. At 21 steps the list fits its panel and a far jump never scrolls it;
+at 200 every far jump does (its rows and its bar repaint: 4-6 ms at 200x60). Between 200 and N
+steps both scroll, so that table is the episode's length alone: reading `steps.jsonl` on opening,
+and anything else that would grow with the steps.
 """
 
 from __future__ import annotations
@@ -337,6 +343,8 @@ def main() -> None:
                     help="the phones' view: half cells beside the UI's text (what a terminal without graphics "
                          "gets), or the half cells alone (what `v` gives)")
     ap.add_argument("--baseline", type=Path, help="a folder holding another guilens package, run interleaved")
+    ap.add_argument("--long", type=int, default=0, metavar="N",
+                    help="also an N-step episode, this tree only, set against the 200-step one")
     ap.add_argument("--session", type=Path, help=argparse.SUPPRESS)  # one session, in this process
     ap.add_argument("--floor", action="store_true", help=argparse.SUPPRESS)  # Textual's floor, in this process
     ap.add_argument("--seed", type=int, default=0, help=argparse.SUPPRESS)
@@ -356,13 +364,13 @@ def main() -> None:
     results: dict[int, dict[str, list[float]]] = {}
     base_results: dict[int, dict[str, list[float]]] = {}
     with tempfile.TemporaryDirectory(prefix="bench-replay-") as tmp:
-        paths = {n: record(Path(tmp) / f"steps-{n}", n) for n in (21, 200)}
+        paths = {n: record(Path(tmp) / f"steps-{n}", n) for n in (21, 200, *([args.long] if args.long else []))}
         floors: list[float] = []
         for r in range(args.rounds):
             floors.append(floor_time((cols, rows)))
             print(f"  round {r + 1}, Textual's floor: {floors[-1]:.0f} ms", file=sys.stderr)
             for n, path in paths.items():
-                if args.baseline is not None:
+                if args.baseline is not None and n in (21, 200):
                     got = one_session(path, (cols, rows), args.jumps, r, args.view, root=args.baseline)
                     collect(base_results, n, got)
                     print(f"  round {r + 1}, {n:>3} steps, baseline: first {got['first']:.0f} ms", file=sys.stderr)
@@ -391,8 +399,24 @@ def main() -> None:
     print(f"cold jumps that decoded a screen after `g`: 21 steps {cold[21]}/{jumps[21]}, "
           f"200 steps {cold[200]}/{jumps[200]}; typed: a digit every {TYPING * 1000:.0f} ms, Enter as long "
           "after; at once: each key as soon as the last was handled")
+    if args.long:
+        longer(results, args.long)
     if base_results:
         side_by_side(base_results, results)
+
+
+def longer(results: dict[int, dict[str, list[float]]], n: int) -> None:
+    """The N-step episode against the 200-step one: both lists scroll, so only the length differs."""
+    print(f"\n{n} steps beside 200, same rounds (ms; median / p90): the length alone, both lists scrolling")
+    print(f"{'':28}{'200 steps':>18}{f'{n} steps':>18}{f'{n}/200':>9}   verdict")
+    for label, key, target in ROWS:
+        a, b = results[200][key], results[n][key]
+        ma, mb = statistics.median(a), statistics.median(b)
+        growth = mb / ma if ma else float("nan")
+        ok = mb <= target and growth <= GROWTH
+        why = [w for w, bad in (("too slow", mb > target), (f"grows > {GROWTH}x", growth > GROWTH)) if bad]
+        print(f"{label:28}{ma:>9.1f} /{p90(a):>6.1f}{mb:>10.1f} /{p90(b):>6.1f}{growth:>9.2f}   "
+              f"{'PASS' if ok else 'FAIL: ' + ', '.join(why)}")
 
 
 if __name__ == "__main__":
