@@ -62,7 +62,8 @@ def thaw_heap() -> None:
 
 
 class Collector:
-    """The collector's passes for one replay screen: off while it is in front, run when it is idle.
+    """The heap and the collector's passes for one replay screen: frozen while it is open (`open`,
+    `settle`, `close`), passes off while it is in front and run when it is idle.
 
     A collector that was off already when the replay paused it (a caller's `gc.disable()`) stays
     off: `resume` turns back on only what `pause` turned off."""
@@ -70,6 +71,8 @@ class Collector:
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._now = clock
         self._paused = False
+        self.opened = False
+        """Between `open` and `close`: the heap frozen for this screen."""
         self.asked = self.passed = self._now()
         self.passes = 0
         """Passes run by `tick` (for the tests and the benchmark)."""
@@ -77,6 +80,25 @@ class Collector:
     @property
     def paused(self) -> bool:
         return self._paused
+
+    def open(self) -> None:
+        """The replay opens: freeze the heap (`freeze_heap`) and pause the automatic passes."""
+        if not self.opened:
+            self.opened = True
+            freeze_heap()
+        self.pause()
+
+    def settle(self) -> None:
+        """The first step is shown: collect what was garbage when the replay opened (`settle_heap`)."""
+        if self.opened:
+            settle_heap()
+
+    def close(self) -> None:
+        """The replay closes: the automatic passes back on, the heap thawed (`thaw_heap`)."""
+        self.resume()
+        if self.opened:
+            self.opened = False
+            thaw_heap()
 
     def pause(self) -> None:
         """Automatic passes off (the replay is in front); `tick` runs them instead."""

@@ -156,9 +156,10 @@ class ReplayScreen(ReplayKeys):
             self.screens.future(0)
             self.screens.future(1)
         self.loader: ReplayLoader | None = None
-        self._frozen = self._settled = False
+        self._settled = False
         self.collector = heap.Collector()
-        """The collector's passes, off the key path while this screen is in front (`replay_heap`)."""
+        """The heap frozen and the collector's passes off the key path while this screen is open and
+        in front (`replay_heap`)."""
         self._text_of: int | None = None
         """The step whose text (row, detail, titles) is up: it waits for the step's frames (see `watch_index`)."""
         self.verdict: dict[str, Any] | None = self.reader.verdict()
@@ -173,9 +174,7 @@ class ReplayScreen(ReplayKeys):
         self._read_label()
 
     def compose(self) -> ComposeResult:
-        heap.freeze_heap()  # until unmount (see `freeze_heap`)
-        self._frozen = True
-        self.collector.pause()  # no pass in the first paint (15 ms of it at 200 steps): `replay_heap`
+        self.collector.open()  # until unmount; no pass in the first paint (15 ms of it at 200 steps)
         ep = self.reader.episode
         head = self._summary()
         yield Static(head, id="summary")
@@ -273,17 +272,14 @@ class ReplayScreen(ReplayKeys):
         self.collector.resume()  # another screen is in front: its paints are not the replay's to schedule
 
     def on_screen_resume(self) -> None:
-        if self.is_mounted and self._frozen:
+        if self.collector.opened:
             self.collector.pause()
 
     def on_unmount(self) -> None:
-        self.collector.resume()
         if self.loader is not None:
             self.loader.close()
         self.screens.close()
-        if self._frozen:
-            self._frozen = False
-            heap.thaw_heap()
+        self.collector.close()
 
     @work(thread=True, exclusive=True, group="replay-task")
     def _find_task(self) -> None:
@@ -373,8 +369,7 @@ class ReplayScreen(ReplayKeys):
             self.call_after_refresh(self._settle)
 
     def _settle(self) -> None:
-        if self._frozen:
-            heap.settle_heap()
+        self.collector.settle()
         self._find_task()
 
     @on(StepList.Highlighted, "#step-list")
