@@ -235,8 +235,8 @@ def test_builtin_files_are_parsed_by_libyaml() -> None:
 
     assert FAST_LOADER is yaml.CSafeLoader
     for f in loader.builtin_files():
-        problems, chosen = scan(f.read_text(encoding="utf-8"), str(f))
-        assert problems == [] and chosen is yaml.CSafeLoader, f
+        read = scan(f.read_text(encoding="utf-8"), str(f))
+        assert read.problems == [] and read.loader is yaml.CSafeLoader, f
 
 
 def test_main_says_each_kind_of_error_in_one_line(monkeypatch: pytest.MonkeyPatch) -> None:

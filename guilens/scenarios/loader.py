@@ -22,6 +22,7 @@ dir (`packcache`), so listing them needs neither the YAML nor the simulated phon
 
 from __future__ import annotations
 
+import functools
 import re
 import threading
 from collections.abc import Callable, Iterable
@@ -43,6 +44,7 @@ from guilens.scenarios.errors import (
 from guilens.scenarios.files import BUILTIN_DIR, SUFFIXES, builtin_files, scenario_files
 from guilens.scenarios.model import Scenario, Task
 from guilens.scenarios.semantics import semantic_problems
+from guilens.scenarios.yamlbuild import NOT_BUILT
 from guilens.scenarios.yamlscan import MAX_BYTES, scan, yaml_error_text
 
 _PLAIN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
@@ -95,15 +97,23 @@ def _construct(nodes: yaml.Node) -> Any:
     return _UniqueKeyLoader("").construct_document(nodes)
 
 
-def parse_text(text: str, file: str) -> tuple[Any, yaml.Node | None]:
-    """Parse YAML text into data and its node tree (for positions); problems become a ScenarioError.
+Nodes = Callable[[], yaml.Node | None]
+"""A file's node tree, composed when it is first asked for: only a problem needs its lines."""
+
+
+def parse_text(text: str, file: str) -> tuple[Any, Nodes]:
+    """Parse YAML text into data, and a way to its node tree (for positions); problems become a ScenarioError.
 
     The scan (`yamlscan`) runs first: a file too big, too deep or with exploding aliases is
     refused before anything recursive touches it, and a syntax error is named with its task.
+    The scan builds the values too (`yamlbuild`); only a file it cannot build (aliases, tags,
+    a duplicate key) is composed and constructed here, which says what is wrong with it.
     """
-    problems, loader = scan(text, file)
+    problems, loader, data = scan(text, file)
     if problems:
         raise ScenarioError(problems)
+    if data is not NOT_BUILT:
+        return data, functools.cache(lambda: _compose(text, loader))
     nodes: yaml.Node | None = None
     try:
         nodes = yaml.compose(text, Loader=loader)
@@ -118,25 +128,37 @@ def parse_text(text: str, file: str) -> tuple[Any, yaml.Node | None]:
     except (RecursionError, MemoryError) as err:  # the scan's limits should make this unreachable
         raise ScenarioError([Problem(file=file, message=f"too large or too deeply nested to read "
                                                         f"({type(err).__name__})")]) from None
-    return data, nodes
+    return data, lambda: nodes
 
 
-def scenario_from_data(data: Any, file: str = "<scenario>", nodes: yaml.Node | None = None) -> Scenario:
-    """Validate already-parsed data as a scenario; every problem goes into one ScenarioError."""
+def _compose(text: str, loader: Any) -> yaml.Node | None:
+    """The node tree of a file the scan has built already (so it composes): for a problem's line."""
+    try:
+        return yaml.compose(text, Loader=loader)
+    except (yaml.YAMLError, RecursionError, MemoryError):  # not expected after the scan; then no lines
+        return None
+
+
+def scenario_from_data(data: Any, file: str = "<scenario>", nodes: yaml.Node | Nodes | None = None) -> Scenario:
+    """Validate already-parsed data as a scenario; every problem goes into one ScenarioError.
+
+    `nodes` (the tree, or a way to it) gives the problems their lines; it is asked for only when there are any."""
     if not isinstance(data, dict):
         got = "an empty file" if data is None else f"a {type(data).__name__}"
         raise ScenarioError([Problem(file=file, message=f"a scenario file is a mapping (id, title, tasks, ...), not {got}")])
     try:
         scenario = Scenario.model_validate(data)
     except ValidationError as err:
-        raise ScenarioError(problems_from_validation(err, Scenario, data, file, nodes)) from None
-    problems = [
-        make_problem(file, data, nodes, path, msg, key_pos=key)
-        for path, msg, key in semantic_problems(scenario)
-    ]
-    if problems:
-        raise ScenarioError(problems)
+        raise ScenarioError(problems_from_validation(err, Scenario, data, file, _tree(nodes))) from None
+    found = semantic_problems(scenario)
+    if found:
+        tree = _tree(nodes)
+        raise ScenarioError([make_problem(file, data, tree, path, msg, key_pos=key) for path, msg, key in found])
     return scenario
+
+
+def _tree(nodes: yaml.Node | Nodes | None) -> yaml.Node | None:
+    return nodes() if callable(nodes) else nodes
 
 
 def load_text(text: str, file: str = "<scenario>") -> Scenario:

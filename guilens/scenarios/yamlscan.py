@@ -7,7 +7,9 @@ the C stack), and aliases can expand a small file into billions of values
 flat, so this scan can count depth and expanded size without recursing, and
 refuse a file before it is composed. It also knows where it is in the file
 when the parser gives up, so a YAML syntax error inside a task names the task
-and the field, as every other problem does.
+and the field, as every other problem does. The same pass builds the file's values
+(`yamlbuild`), so a file that passes is parsed once, and composed into nodes only if a problem
+needs a line to point at.
 
 The limits are far above what a scenario needs (the built-in packs nest 9
 levels and hold under 7,000 values).
@@ -17,11 +19,12 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import yaml
 
 from guilens.scenarios.errors import PathT, Problem, clip
+from guilens.scenarios.yamlbuild import NOT_BUILT, Builder
 
 MAX_DEPTH = 64
 """Mappings and lists inside each other, at most."""
@@ -164,24 +167,36 @@ def yaml_error_text(err: yaml.YAMLError) -> str:
     return f"YAML syntax: {clip(what, 160)}"
 
 
-def scan(text: str, file: str) -> tuple[list[Problem], Any]:
+class Scanned(NamedTuple):
+    problems: list[Problem]
+    """What stops the file before it is composed; empty when it passes."""
+    loader: Any
+    """The loader to compose its nodes with: libyaml's when it is there, `AliasAtUseLoader` for a file with aliases."""
+    data: Any
+    """Its values, built in the same pass (`yamlbuild`), or `NOT_BUILT`: compose and construct them with `loader`."""
+
+
+def scan(text: str, file: str) -> Scanned:
     """The problems that must stop a file before it is composed (too big, too deep, aliases that
-    explode or loop, and YAML syntax errors, named with the task and field they are in), and the
-    loader to compose it with: libyaml's when it is there, `AliasAtUseLoader` for a file with aliases."""
+    explode or loop, and YAML syntax errors, named with the task and field they are in), the
+    loader to compose it with, and its values when they could be built from the same events."""
     size = len(text.encode("utf-8", errors="replace"))
     if size > MAX_BYTES:
-        return [Problem(file=file, message=f"is {size / 1e6:.1f} MB; a scenario file is at most "
-                                            f"{MAX_BYTES // (1024 * 1024)} MB")], FAST_LOADER
-    s = _Scan(file)
-    return _events(s, text, file), AliasAtUseLoader if s.expanded_by_alias else FAST_LOADER
+        return Scanned([Problem(file=file, message=f"is {size / 1e6:.1f} MB; a scenario file is at most "
+                                                    f"{MAX_BYTES // (1024 * 1024)} MB")], FAST_LOADER, NOT_BUILT)
+    s, b = _Scan(file), Builder()
+    problems = _events(s, b, text, file)
+    return Scanned(problems, AliasAtUseLoader if s.expanded_by_alias else FAST_LOADER,
+                   NOT_BUILT if problems else b.result())
 
 
-def _events(s: _Scan, text: str, file: str) -> list[Problem]:
+def _events(s: _Scan, b: Builder, text: str, file: str) -> list[Problem]:
     try:
         for ev in yaml.parse(text, Loader=FAST_LOADER):
             found = s.event(ev)
             if found is not None:
                 return [found]
+            b.event(ev)
     except yaml.reader.ReaderError as err:  # a character YAML forbids: no mark, a position
         before = text[: err.position]
         line, col = before.count("\n") + 1, err.position - (before.rfind("\n") + 1) + 1
