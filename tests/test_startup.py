@@ -256,3 +256,29 @@ def test_main_says_each_kind_of_error_in_one_line(monkeypatch: pytest.MonkeyPatc
     assert cli._message(PermissionError(13, "Permission denied", "/r/y")).startswith("/r/y: ")
     monkeypatch.delitem(sys.modules, "guilens.config")  # never imported: nothing of it can be raised
     assert cli._exit_code(ConfigError("x")) is None
+
+
+def test_checking_a_pack_imports_neither_the_sim_device_nor_urllib(tmp_path: Path) -> None:
+    """The checks need the sim's apps and state models: not `SimDevice` (the package imports each of its names
+    when first asked for), nor `urllib`/`ssl` (which `xml.sax.saxutils` brings; the UI tree imports it late)."""
+    out = fresh("""
+        import json, sys
+        from guilens.scenarios.files import builtin_files
+        from guilens.scenarios import loader
+        loader.load_scenario(builtin_files()[0])  # a fresh cache dir: parsed and checked against the sim
+        import guilens.device.sim as sim
+        held = [m for m in ("guilens.device.sim.device", "guilens.device.sim.anomalies", "urllib.request", "ssl")
+                if m in sys.modules]
+        got = sim.SimDevice.__module__, "guilens.device.sim.device" in sys.modules
+        print(json.dumps({"held": held, "got": got, "all": sorted(sim.__all__) == sorted(sim._WHERE)}))
+    """, tmp_path)
+    got = json.loads(out)
+    assert got == {"held": [], "got": ["guilens.device.sim.device", True], "all": True}
+
+
+def test_a_tree_with_a_value_to_escape_still_dumps_it_escaped() -> None:
+    from guilens.device.uitree import UINode, parse_ui_xml, to_ui_xml
+
+    xml = to_ui_xml(UINode(children=[UINode(text='a "quoted" <b> & c', bounds=(0, 0, 10, 10))]))
+    assert "&lt;b&gt; &amp; c" in xml
+    assert parse_ui_xml(xml).children[0].text == 'a "quoted" <b> & c'
