@@ -265,7 +265,8 @@ class Task(_Strict):
         names: set[str] = set()
         for text in strings(self.model_dump(include={"instruction", "milestones", "success", "answer", "reference",
                                                    "information"})):
-            names |= set(TEMPLATE.findall(text))
+            if "{" in text:
+                names.update(TEMPLATE.findall(text))
         return names
 
     def filled(self, values: dict[str, str]) -> Task:

@@ -1,7 +1,7 @@
 """The pools parameters are drawn from: the simulated phone's default data, read at draw time.
 
 The one place guilens reads the sim's data for templates, through its public entry points: the
-shop's catalogue (`shop_data.default_products()`) and each app's `default_state()` model from the
+shop's catalogue (`shop_data.shared_products()`) and each app's `default_state()` model from the
 registry (contacts, search facts, map places and routes). Nothing is copied: the pools grow and
 change with the sim's data, so a template drawn from "a product" reaches every product the shop
 has. Each item is flattened to the `{name}` and `{name_<field>}` strings a template uses
@@ -28,10 +28,10 @@ def _money(x: float) -> str:
 
 
 def _products() -> list[Item]:
-    from guilens.device.sim.apps.shop_data import default_products
+    from guilens.device.sim.apps.shop_data import shared_products
 
     return [{"name": p["name"], "id": p["id"], "brand": p.get("brand", ""), "category": p.get("category", ""),
-             "price": float(p["price"]), "rating": float(p.get("rating") or 0)} for p in default_products()]
+             "price": float(p["price"]), "rating": float(p.get("rating") or 0)} for p in shared_products()]
 
 
 def _contacts() -> list[Item]:

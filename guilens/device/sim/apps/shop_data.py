@@ -8,11 +8,15 @@ fixed tables of `guilens.device.sim.data.catalogue`.
 
 `default_products()` is the one public source of the full default catalogue (a fresh list of
 dicts each call); the shop's state holds only what differs from it (see `apps.shop.ShopState`).
+`shared_products()` is the same catalogue uncopied, for readers that build their own values from
+it (the shop's frozen products, a template's pool of products): the deep copy of 320 products is
+15-20 ms, a good part of checking the built-in packs.
 """
 
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import Any
 
@@ -100,6 +104,11 @@ _REVIEWS = [
 def default_products() -> list[dict[str, Any]]:
     """The full default catalogue as product dicts (the shape of `apps.shop.Product`), in shelf order."""
     return copy.deepcopy(_catalogue())
+
+
+def shared_products() -> Sequence[Mapping[str, Any]]:
+    """The same catalogue, not copied: shared by every caller, so nothing may change it or what it holds."""
+    return _catalogue()
 
 
 @cache

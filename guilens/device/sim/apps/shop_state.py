@@ -1,6 +1,6 @@
 """The shop's state: products, cart, orders and the search on screen, with the catalogue kept out of it.
 
-The default catalogue (`shop_data.default_products()`, about 320 products) is static, so the
+The default catalogue (`shop_data.shared_products()`, about 320 products) is static, so the
 state does not carry it: a `ShopState` with `catalogue: default` holds in `products` only what
 differs from it (a product whose price or stock changed, by id, and products added to it). That
 keeps what the runner records per step (`state/NNNN.json`), a snapshot's deep copy and
@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from guilens.device.sim.apps.shop_data import default_products
+from guilens.device.sim.apps.shop_data import shared_products
 
 
 class Review(BaseModel):
@@ -59,7 +59,7 @@ class CatalogueProduct(Product):
 @cache
 def default_catalogue() -> tuple[CatalogueProduct, ...]:
     """The default catalogue as shared, frozen products, built once per process."""
-    return tuple(CatalogueProduct(**p) for p in default_products())
+    return tuple(CatalogueProduct(**p) for p in shared_products())  # validation copies what it keeps
 
 
 @cache
