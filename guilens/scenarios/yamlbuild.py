@@ -26,7 +26,7 @@ from typing import Any, Final
 import yaml
 
 NOT_BUILT: Final = object()
-"""`Builder.data` when the build gave up: the loader composes and constructs the file instead."""
+"""`Builder.result()` when the build gave up: the loader composes and constructs the file instead."""
 
 _STR = "tag:yaml.org,2002:str"
 _RESOLVE = yaml.resolver.Resolver().resolve
@@ -42,10 +42,10 @@ _CANNOT = (ValueError, KeyError, TypeError, AttributeError, IndexError, Overflow
 
 
 class Builder:
-    """Fed every event of one document stream in order (`event`); `data` is then the values, or `NOT_BUILT`."""
+    """Fed every event of one document stream in order (`event`); `result()` is then the values, or `NOT_BUILT`."""
 
     def __init__(self) -> None:
-        self.data: Any = None
+        self._data: Any = None
         self._stack: list[list[Any]] = []
         """One `[container, key, want_key]` per open mapping or sequence, innermost last."""
         self._documents = 0
@@ -53,7 +53,7 @@ class Builder:
 
     def result(self) -> Any:
         """The values of the stream's document (None for an empty stream), or `NOT_BUILT`."""
-        return self.data if self._built and not self._stack else NOT_BUILT
+        return self._data if self._built and not self._stack else NOT_BUILT
 
     def event(self, ev: Any) -> None:
         if not self._built:
@@ -94,7 +94,7 @@ class Builder:
     def _add(self, value: Any) -> None:
         """A whole value was read: it is the document, an item, a key, or a key's value."""
         if not self._stack:
-            self.data = value
+            self._data = value
             return
         top = self._stack[-1]
         into = top[0]
@@ -112,4 +112,4 @@ class Builder:
     def _give_up(self) -> None:
         self._built = False
         self._stack.clear()
-        self.data = None
+        self._data = None
