@@ -16,7 +16,7 @@ from test_replay_speed import record, same, settled
 from test_tui_run import wait_for
 
 from guilens.episode import EpisodeReader
-from guilens.screens import replay_frames
+from guilens.screens import replay_decode
 from guilens.screens.app import GuilensApp
 from guilens.screens.modals import PromptScreen
 from guilens.screens.replay_frames import Pair, ReplayLoader
@@ -126,8 +126,8 @@ def test_an_expected_step_is_prepared_and_not_delivered(loader: tuple[ReplayLoad
 def test_a_newer_expect_supersedes_the_last_one(loader: tuple[ReplayLoader, list[Pair]],
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     made, delivered = loader
-    read = replay_frames.read_shot
-    monkeypatch.setattr(replay_frames, "read_shot", lambda reader, index: (time.sleep(0.3), read(reader, index))[1])
+    read = replay_decode.read_shot
+    monkeypatch.setattr(replay_decode, "read_shot", lambda reader, index: (time.sleep(0.3), read(reader, index))[1])
     made.expect(2)  # "2" ...
     time.sleep(0.05)
     made.expect(26)  # ... "27": the loader stops waiting for step 3 and prepares step 27
@@ -139,8 +139,8 @@ def test_a_newer_expect_supersedes_the_last_one(loader: tuple[ReplayLoader, list
 def test_an_expect_never_drops_a_request_still_to_be_delivered(loader: tuple[ReplayLoader, list[Pair]],
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     made, delivered = loader
-    read = replay_frames.read_shot
-    monkeypatch.setattr(replay_frames, "read_shot", lambda reader, index: (time.sleep(0.2), read(reader, index))[1])
+    read = replay_decode.read_shot
+    monkeypatch.setattr(replay_decode, "read_shot", lambda reader, index: (time.sleep(0.2), read(reader, index))[1])
     made.request(5)
     time.sleep(0.05)
     made.expect(17)  # typed while step 6 is still decoding: step 6 is still the one shown

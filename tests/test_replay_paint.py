@@ -20,10 +20,11 @@ from textual._compositor import Compositor
 from textual.pilot import Pilot
 
 from guilens.episode import EpisodeReader
-from guilens.screens import replay_frames, replay_screen
+from guilens.screens import replay_decode, replay_frames, replay_screen
 from guilens.screens.app import GuilensApp
 from guilens.screens.phone_setup import View, fixed
-from guilens.screens.replay_frames import EpisodeScreens, Pair, ReplayLoader
+from guilens.screens.replay_decode import EpisodeScreens
+from guilens.screens.replay_frames import Pair, ReplayLoader
 from guilens.screens.replay_screen import ReplayScreen
 from guilens.screens.widgets import textphone
 from guilens.screens.widgets.phone import PhoneView, cell_size
@@ -119,11 +120,48 @@ async def test_the_first_step_is_on_the_phones_in_the_first_paint(episode: Path,
         assert (before.canvas.frame.fit.box_cols, before.canvas.frame.fit.box_rows) == before.box
 
 
+@pytest.mark.parametrize("size", [(200, 60), (110, 36)])
+async def test_the_first_steps_text_is_in_the_first_paint(episode: Path, size: tuple[int, int],
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Beside the pixels, each text view shows its UI tree in the very first paint, laid out on the
+    decoding threads for the size that paint gives it. It used to learn its size from its first
+    resize, which Textual sends after the first paint: that paint showed both texts empty, and the
+    next, 100 ms later, laid them out on the event loop."""
+    laid_out: list[str] = []
+    text_frame = textphone.text_frame
+
+    def watched(*args: Any, **kwargs: Any) -> Any:
+        laid_out.append(threading.current_thread().name)
+        return text_frame(*args, **kwargs)
+
+    monkeypatch.setattr(textphone, "text_frame", watched)
+    app = GuilensApp(lambda: ReplayScreen(episode, renderer=fixed("halfcell", view="both", cell=cell_size())))
+
+    def look() -> Any:
+        screen = app.screen
+        if not isinstance(screen, ReplayScreen) or not screen.is_mounted:
+            return None
+        texts = [phone.text for phone in phones(screen)]
+        return state(app), [(t.text_layout is not None, t.cells) for t in texts], list(laid_out)
+
+    paints = Paints(look)
+    paints.install(monkeypatch)
+    async with app.run_test(size=size) as pilot:
+        screen = app.screen
+        assert isinstance(screen, ReplayScreen)
+        await settled(pilot, screen, 0)
+        shown, texts, before_paint = next(s for s in paints.seen if s is not None)
+        assert shown == ("step 1 of 30", 0, 1)
+        sizes = [tuple(phone.text.content_size) for phone in phones(screen)]
+        assert texts == [(True, sizes[0]), (True, sizes[1])]
+        assert len(before_paint) == 2 and all(name.startswith("replay-decode") for name in before_paint), before_paint
+
+
 async def test_the_first_paint_waits_for_screens_still_decoding(episode: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A decode that outlasts Textual's mounting is waited for (`FIRST_WAIT`): a first paint without
     the phones, and a second with them, cost more than the rest of the decode."""
-    read = replay_frames.read_shot
-    monkeypatch.setattr(replay_frames, "read_shot", lambda reader, index: (time.sleep(0.06), read(reader, index))[1])
+    read = replay_decode.read_shot
+    monkeypatch.setattr(replay_decode, "read_shot", lambda reader, index: (time.sleep(0.06), read(reader, index))[1])
     app = GuilensApp(lambda: ReplayScreen(episode))
     paints = Paints(lambda: state(app))
     paints.install(monkeypatch)
@@ -180,14 +218,14 @@ async def test_a_step_not_prepared_ahead_is_shown_whole(episode: Path, monkeypat
 
 async def test_text_goes_up_alone_when_the_frames_are_late(episode: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     gate = threading.Event()
-    read = replay_frames.read_shot
+    read = replay_decode.read_shot
 
     def slow(reader: EpisodeReader, index: int) -> Any:
         if index >= 10:
             gate.wait(10)
         return read(reader, index)
 
-    monkeypatch.setattr(replay_frames, "read_shot", slow)
+    monkeypatch.setattr(replay_decode, "read_shot", slow)
     async with opened(episode, (160, 48)) as (pilot, screen):
         screen.index = 20
         await pilot.pause(replay_screen.TEXT_WAIT + 0.3)
@@ -200,8 +238,8 @@ async def test_text_goes_up_alone_when_the_frames_are_late(episode: Path, monkey
 async def test_with_a_key_held_down_the_text_follows_while_the_frames_are_late(
         episode: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     gate = threading.Event()
-    read = replay_frames.read_shot
-    monkeypatch.setattr(replay_frames, "read_shot",
+    read = replay_decode.read_shot
+    monkeypatch.setattr(replay_decode, "read_shot",
                         lambda reader, index: (gate.wait(10) if index >= 4 else None, read(reader, index))[1])
     async with opened(episode, (160, 48)) as (pilot, screen):
         steps = screen.query_one("#step-list", StepList)
@@ -367,6 +405,31 @@ def test_prepare_ready_makes_the_pair_only_from_decoded_screens(loader: tuple[Re
     assert pair is not None and pair.index == 15 and pair.before.image is not None
     assert made.cached(15) is not None
 
+
+
+def test_work_on_a_decoded_screen_runs_on_a_decoding_thread(episode: Path) -> None:
+    """`when_decoded` runs on the pool whether the screen is still decoding or decoded already: a done
+    future's callback would otherwise run at once on the caller's thread, the event loop (step 1's
+    frames were made there whenever its screens decoded before Textual reached the compose)."""
+    screens = EpisodeScreens(EpisodeReader(episode))
+    try:
+        ran: list[str] = []
+        done = threading.Event()
+
+        def then(fut: Any) -> None:
+            ran.append(threading.current_thread().name)
+            assert fut.result().index == 3
+            done.set()
+
+        screens.when_decoded(3, then)  # still decoding
+        assert done.wait(10)
+        done.clear()
+        screens.get(3)
+        screens.when_decoded(3, then)  # decoded already
+        assert done.wait(10)
+        assert len(ran) == 2 and all(name.startswith("replay-decode") for name in ran), ran
+    finally:
+        screens.close()
 
 
 async def test_the_halfcell_view_blank_cells_follow_a_new_theme() -> None:

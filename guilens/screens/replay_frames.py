@@ -5,17 +5,8 @@ second is the first of the next step. Decoding a 1080x2400 PNG takes 20-60 ms
 and shrinking it for the phone view a few more, so the replay used to spend
 100-200 ms on every jump, and paid them again on the way back. Here:
 
-- `EpisodeScreens` decodes screens on a pool of three threads (Pillow lets go
-  of the GIL while it inflates, so a step's two screens decode side by side on
-  two cores, even while one neighbour is still being read ahead, and while
-  Textual paints) and keeps the last few decoded, by index, least recently
-  used first out. Pillow's decoder, not a faster one: ISA-L's inflate with
-  numpy reads the recorder's PNGs in 3 ms against Pillow's 8, pixel for pixel,
-  but holds the GIL while it inflates, and made the replay's first step and
-  cold jumps slower, not faster (measured side by side: 155 against 135 ms,
-  139 against 116 ms). A screen asked for twice is decoded once (the cache holds the
-  future, not the result). `decodes` counts real decodes, for tests and the
-  benchmark.
+- `EpisodeScreens` (`replay_decode`) decodes the screens on a pool of threads
+  and keeps the last few decoded.
 - `ReplayLoader` is one thread that serves the step in view first and then,
   once that step is painted (`painted`; the neighbours' Python work would hold
   the GIL in bursts through the paint), prepares its neighbours (next two,
@@ -48,7 +39,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from concurrent.futures import wait as futures_wait
 from dataclasses import dataclass
 from functools import partial
@@ -56,96 +47,13 @@ from typing import Any
 
 from PIL import Image
 
-from guilens.episode import EpisodeReader
+from guilens.screens.replay_decode import EpisodeScreens, Shot
 from guilens.screens.widgets.halfcell import HalfcellFrame
 
 AHEAD = (1, 2, -1)
 """The steps prepared after the one in view, in order: the next two, then the previous one."""
 PAINT_WAIT = 0.25
 """Seconds the loader waits for the step it delivered to be painted before preparing its neighbours."""
-@dataclass(frozen=True)
-class Shot:
-    """One recorded screen: the image (None if there is none, or it cannot be read) and its UI tree."""
-
-    index: int
-    image: Image.Image | None
-    ui_xml: str | None
-    problem: str | None = None
-    """Why the image could not be read, naming the file."""
-
-
-def read_shot(reader: EpisodeReader, index: int) -> Shot:
-    """Screen `index` (`len(steps)`: the final screen), decoded. Never raises for a bad file."""
-    steps = reader.steps
-    rel = steps[index].screen if index < len(steps) else reader.episode.final_screen
-    image, problem = None, None
-    if rel is not None and (reader.dir / rel).exists():
-        path = reader.dir / rel
-        try:
-            with Image.open(path) as img:
-                img.load()
-                # `convert` copies even an RGB image: 8 MB at this size, for nothing.
-                image = img if img.mode == "RGB" else img.convert("RGB")
-        except (OSError, SyntaxError, ValueError) as err:  # Pillow raises SyntaxError for a broken PNG
-            problem = f"{path}: cannot read this screen: {err}"
-    try:
-        ui = reader.ui_xml(index)
-    except (OSError, UnicodeDecodeError):
-        ui = None
-    return Shot(index, image, ui, problem)
-
-
-class EpisodeScreens:
-    """Decoded screens of one episode by index: at most `capacity` kept, decoded by a pool of threads."""
-
-    def __init__(self, reader: EpisodeReader, *, capacity: int = 8, workers: int = 3) -> None:
-        self.reader = reader
-        self.count = len(reader.steps) + 1  # every step's screen and the final one
-        self.capacity = capacity
-        self.decodes = 0
-        self._lock = threading.Lock()
-        self._cache: OrderedDict[int, Future[Shot]] = OrderedDict()
-        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="replay-decode")
-        self._closed = False
-
-    def _decode(self, index: int) -> Shot:
-        with self._lock:
-            self.decodes += 1
-        return read_shot(self.reader, index)
-
-    def future(self, index: int) -> Future[Shot]:
-        """Screen `index`, decoded or being decoded (started now if it was neither)."""
-        with self._lock:
-            fut = self._cache.get(index)
-            if fut is not None:
-                self._cache.move_to_end(index)
-                return fut
-            if self._closed:
-                fut = Future()
-                fut.set_result(Shot(index, None, None))
-                return fut
-            fut = self._pool.submit(self._decode, index)
-            self._cache[index] = fut
-            while len(self._cache) > self.capacity:
-                self._cache.popitem(last=False)
-            return fut
-
-    def get(self, index: int) -> Shot:
-        return self.future(index).result()
-
-    def ready(self, index: int) -> Shot | None:
-        """Screen `index` if it is decoded already, else None (starts nothing)."""
-        with self._lock:
-            fut = self._cache.get(index)
-        return fut.result() if fut is not None and fut.done() else None
-
-    def close(self) -> None:
-        with self._lock:
-            self._closed = True
-            self._cache.clear()
-        self._pool.shutdown(wait=False, cancel_futures=True)
-
-
 @dataclass(frozen=True)
 class Pair:
     """What a step shows: its screen with its action drawn, and the next screen; frames when prepared."""
@@ -239,19 +147,21 @@ class ReplayLoader:
         return self._made(index, before, after)
 
     def prepare_when_decoded(self, index: int) -> None:
-        """Make step `index`'s frames on the decoding threads, each as soon as its screen is decoded,
-        for the phones' box as it is then (the screen's first step: its box is worked out before
-        the first layout). `cached` then finds the pair without the event loop shrinking anything,
+        """Make step `index`'s frames and texts on the decoding threads, each as soon as its screen is
+        decoded, for the phones' box and text size as they are then (the screen's first step: both are
+        worked out before the first layout). `cached` then finds the pair without the event loop shrinking anything,
         and the loop composes and mounts the screen meanwhile, on the other core."""
         if not 0 <= index < len(self.actions):
             return
         for shot_index, role, action in ((index + 1, "after", None), (index, "before", self.actions[index])):
-            self.screens.future(shot_index).add_done_callback(partial(self._frame_of, role, action))
+            self.screens.when_decoded(shot_index, partial(self._frame_of, role, action))
 
     def _frame_of(self, role: str, action: dict[str, Any] | None, fut: Future[Shot]) -> None:
-        """A decoded screen's frame, on the thread that decoded it; a failure is left for `_made`."""
+        """A decoded screen's frame and text, on a decoding thread; a failure is left for `_made`."""
         try:
-            self._frame(fut.result(), role, action, self.frame_key())
+            shot = fut.result()
+            self._frame(shot, role, action, self.frame_key())
+            self._text(shot, role, action, self.text_key())
         except Exception:  # a screen that cannot be read, or a pool shut down: the request reports it
             return
 

@@ -62,7 +62,8 @@ import guilens.screens.widgets.textphone  # noqa: F401
 from guilens.describe import step_number
 from guilens.episode import EpisodeReader, Step
 from guilens.screens import replay_heap as heap
-from guilens.screens.replay_frames import EpisodeScreens, Pair, ReplayLoader
+from guilens.screens.replay_decode import EpisodeScreens
+from guilens.screens.replay_frames import Pair, ReplayLoader
 from guilens.screens.replay_keys import ReplayKeys
 from guilens.screens.replay_steps import looked_at, reached_by_step, step_row, summary, task_of
 from guilens.screens.widgets.border_titles import TitledScroll
@@ -190,10 +191,11 @@ class ReplayScreen(ReplayKeys):
                 # Sized now from the app's size, so the first layout is the last (no frame made twice).
                 width, height = self.app.size
                 before.styles.width = after.styles.width = cols = self._phone_cols(before, width, height)
-                if before.renderer == "halfcell" and before.view != "text":
-                    # The box the first layout will give them, so the first step's frames are made for
-                    # it before that layout and are in the first paint (a wrong guess is only slower).
-                    before.box = after.box = before.box_for(cols - 2, height - head.get_height({}, width) - 3)
+                # The area the first layout will give them, so the first step's frames and text are
+                # made for it before that layout and are in the first paint (`PhoneView.expect`).
+                area = (cols - 2, height - head.get_height({}, width) - 3)
+                for phone in (before, after):
+                    phone.expect(*area, pixels=before.renderer == "halfcell" and before.view != "text")
                 yield before
                 yield after
                 self.loader = self._make_loader(before, after)

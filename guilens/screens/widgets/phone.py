@@ -127,6 +127,8 @@ class PhoneView(Magnifier, can_focus=True):
         self._serial_lock = threading.Lock()
         self.box: tuple[int, int] = (0, 0)
         """Cells available to the pixels. Read from the runner's thread to pre-shrink frames."""
+        self._text_expected = (0, 0)
+        """The text view's size before its first layout (`expect`), for the text made ahead of it."""
         self._press: tuple[int, int] | None = None
         self.canvas: HalfcellView | None = None
         self.surface: GraphicsSurface | None = None
@@ -157,6 +159,7 @@ class PhoneView(Magnifier, can_focus=True):
         from guilens.screens.widgets.textphone import TextPhone
 
         self.text = TextPhone(id="text")
+        self.text.expect_size(*self._text_expected)
         return self.text
 
     # -- sizes -------------------------------------------------------------------------------
@@ -186,6 +189,27 @@ class PhoneView(Magnifier, can_focus=True):
         if self.view == "both":
             return min(max(4, width // 2), self.pixel_cols(height)), height
         return (width, height) if self.view == "pixels" else (0, 0)
+
+    def text_for(self, width: int, height: int) -> tuple[int, int]:
+        """The cells the text gets in a content area of `width` x `height`: what the pixels leave, less
+        the rule between them (`box_for`), all of it alone, or none."""
+        if self.view == "both":
+            return max(0, width - self.box_for(width, height)[0] - 1), height
+        return (width, height) if self.view == "text" else (0, 0)
+
+    def expect(self, width: int, height: int, *, pixels: bool = True) -> None:
+        """The content area the first layout will give this view, told before that layout (the replay
+        knows it from the terminal's size), so the first step's frames and text are made for it on
+        other threads and are in the first paint. Without it the text view learnt its size from its
+        first resize, which Textual sends after the first paint: that paint showed the text empty and
+        the next one, 100 ms later, laid it out on the event loop. A wrong guess is only slower: the
+        resize makes both again. `pixels`: set the pixels' box too (only half cells shrink frames
+        for a box ahead of time)."""
+        if pixels:
+            self.box = self.box_for(width, height)
+        self._text_expected = self.text_for(width, height)
+        if self.text is not None:
+            self.text.expect_size(*self._text_expected)
 
     def on_resize(self, event: events.Resize) -> None:
         self._layout_parts()
@@ -264,9 +288,11 @@ class PhoneView(Magnifier, can_focus=True):
     def text_size(self) -> tuple[int, int]:
         """Cells of the text view (0, 0 when it is not shown or not laid out yet)."""
         text = self.text
-        if text is None or self.view == "pixels":
+        if self.view == "pixels":
             return (0, 0)
-        return (text._width, text._height)
+        if text is None:  # not composed yet: the size `expect` was told, if any
+            return self._text_expected
+        return text.cells
 
     def prepare_text(self, ui_xml: str | None, screen_size: tuple[int, int], action: dict[str, Any] | None) -> Any:
         """The text view's layout of a screen for this view as it is now, from any thread (the replay's

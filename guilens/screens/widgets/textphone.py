@@ -167,6 +167,9 @@ class TextPhone(Widget):
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         self._styles: dict[int, Style] = {}
+        self._bg: Style | None = None
+        """The widget's own style, for blank lines: `rich_style` walks the DOM (about 25 us a call, 3 ms of
+        a first paint's blank lines), so it is read once per style update, as `HalfcellView` does."""
         self._stale = False
         super().__init__(id=id, classes=classes)
         self.root: UINode | None = None
@@ -180,6 +183,18 @@ class TextPhone(Widget):
         # `Widget.size` looks the widget up in the compositor on every call: too slow per line.
         self._width = 0
         self._height = 0
+
+    @property
+    def cells(self) -> tuple[int, int]:
+        """The size the text is laid out for: the last resize's, or the one `expect_size` was told."""
+        return self._width, self._height
+
+    def expect_size(self, cols: int, rows: int) -> None:
+        """The size the first layout will give this view, told before it (`PhoneView.expect`), so a
+        screen shown before that layout is laid out for it; a different size at the resize lays it
+        out again."""
+        if not self._width and not self._height:
+            self._width, self._height = max(0, cols), max(0, rows)
 
     # -- what is shown -----------------------------------------------------------------------
     def show(self, ui_xml: str | None, screen_size: tuple[int, int], action: dict[str, Any] | None = None,
@@ -223,7 +238,10 @@ class TextPhone(Widget):
 
     # -- styles ------------------------------------------------------------------------------
     def _blank(self) -> Style:
-        return self.rich_style
+        bg = self._bg
+        if bg is None:
+            bg = self._bg = self.rich_style
+        return bg
 
     def _style_for(self, flags: Mark) -> Style:
         style = self._styles.get(flags)
@@ -259,6 +277,7 @@ class TextPhone(Widget):
         # once they are): rebuild the strips on the next render, not now.
         super().notify_style_update()
         self._styles.clear()
+        self._bg = None
         self._stale = True
 
     # -- rendering ---------------------------------------------------------------------------
