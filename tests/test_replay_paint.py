@@ -300,7 +300,7 @@ async def test_beside_the_text_a_step_prepared_ahead_lays_no_text_out_on_the_eve
             for phone in phones(screen):
                 text = phone.text
                 assert text is not None and text.text_layout is not None
-                fresh = textphone.text_frame(phone.shown.ui_xml, phone.screen_size, text._width, text._height,
+                fresh = textphone.text_frame(phone.shown.ui_xml, phone.screen_size, *text.cells,
                                              phone.viewport, phone.shown.action)
                 assert fresh.layout is not None  # what the phone would have laid out itself:
                 assert (text.text_layout.lines, text.text_layout.placed) == (fresh.layout.lines, fresh.layout.placed)

@@ -148,9 +148,10 @@ class ReplayLoader:
 
     def prepare_when_decoded(self, index: int) -> None:
         """Make step `index`'s frames and texts on the decoding threads, each as soon as its screen is
-        decoded, for the phones' box and text size as they are then (the screen's first step: both are
-        worked out before the first layout). `cached` then finds the pair without the event loop shrinking anything,
-        and the loop composes and mounts the screen meanwhile, on the other core."""
+        decoded, for the phones' box and text size as they are then (the screen's first step: both
+        are worked out before the first layout). `cached` then finds the pair without the event loop
+        shrinking or laying out anything, and the loop composes and mounts the screen meanwhile, on
+        the other core."""
         if not 0 <= index < len(self.actions):
             return
         for shot_index, role, action in ((index + 1, "after", None), (index, "before", self.actions[index])):

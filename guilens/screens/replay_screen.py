@@ -194,8 +194,8 @@ class ReplayScreen(ReplayKeys):
                 # The area the first layout will give them, so the first step's frames and text are
                 # made for it before that layout and are in the first paint (`PhoneView.expect`).
                 area = (cols - 2, height - head.get_height({}, width) - 3)
-                for phone in (before, after):
-                    phone.expect(*area, pixels=before.renderer == "halfcell" and before.view != "text")
+                before.expect(*area)
+                after.expect(*area)
                 yield before
                 yield after
                 self.loader = self._make_loader(before, after)

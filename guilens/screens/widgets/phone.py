@@ -197,15 +197,15 @@ class PhoneView(Magnifier, can_focus=True):
             return max(0, width - self.box_for(width, height)[0] - 1), height
         return (width, height) if self.view == "text" else (0, 0)
 
-    def expect(self, width: int, height: int, *, pixels: bool = True) -> None:
+    def expect(self, width: int, height: int) -> None:
         """The content area the first layout will give this view, told before that layout (the replay
         knows it from the terminal's size), so the first step's frames and text are made for it on
         other threads and are in the first paint. Without it the text view learnt its size from its
         first resize, which Textual sends after the first paint: that paint showed the text empty and
         the next one, 100 ms later, laid it out on the event loop. A wrong guess is only slower: the
-        resize makes both again. `pixels`: set the pixels' box too (only half cells shrink frames
-        for a box ahead of time)."""
-        if pixels:
+        resize makes both again. The pixels' box is set for half cells only: they alone shrink
+        frames for a box ahead of time."""
+        if self.renderer == "halfcell":
             self.box = self.box_for(width, height)
         self._text_expected = self.text_for(width, height)
         if self.text is not None:
