@@ -31,7 +31,8 @@ garbage into the next one's collections), and measures:
 
 "Shown" means: the screen is at the step, its list row is highlighted, its
 detail panel says "step N of M", both phone views have received the frame
-made from that step's screens (before, with the action drawn, and after), and
+made from that step's screens (before, with the action drawn, and after), their
+text views (with `--view both`) hold that step's UI laid out for their size, and
 the compositor has finished a render that started after all of that was true
 (the frame reached the screen's lines). Timing ends when that render ends.
 
@@ -164,9 +165,20 @@ def shown(app: GuilensApp, i: int) -> Callable[[], bool]:
                 and before.canvas.frame is not None and after.canvas.frame is not None
                 and before._frame_for is want_b.image and after._frame_for is want_a.image
                 and before.canvas.frame.action == screen.steps[i].action
+                and text_shown(before) and text_shown(after)
                 and screen.query_one("#step-list", StepList).highlighted == i
                 and screen.query_one("#detail-box").border_title == f"step {i + 1} of {len(screen.steps)}")
     return check
+
+
+def text_shown(phone: PhoneView) -> bool:
+    """The phone's text view, where it has one, laid out for the size it has on screen: a text made
+    before the view knew its size is empty (no layout), and is laid out again at the resize."""
+    if phone.view == "pixels":
+        return True
+    text = phone.text
+    return (text is not None and text.text_layout is not None and text.action is phone.shown.action
+            and text.cells == (text.size.width, text.size.height))
 
 
 def far_targets(n: int, count: int, seed: int, start: int) -> list[int]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import gc
 import weakref
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -18,8 +19,10 @@ from textual.app import ComposeResult
 
 from guilens.screens import replay_heap as heap
 from guilens.screens.app import GuilensApp
+from guilens.screens.modals import PromptScreen
 from guilens.screens.replay_frames import Pair
 from guilens.screens.replay_screen import ReplayScreen
+from guilens.screens.widgets.phone import PhoneView
 
 
 @pytest.fixture(autouse=True)
@@ -118,7 +121,7 @@ def test_the_old_generation_is_walked_as_often_as_cpythons_rule_would() -> None:
     full = gc.get_stats()[2]["collections"]
     keep: list[Any] = []
     every = gc.get_threshold()[2] + 1  # `threshold2` young passes, then a full one
-    fulls = []
+    fulls: list[int] = []
     for tick in range(1, 3 * every + 1):
         keep.append(allocate())
         clock.now += heap.IDLE_S * 2
@@ -171,5 +174,49 @@ async def test_no_pass_runs_in_the_first_paint_and_the_collector_follows_the_scr
             await wait_for(pilot, lambda: app.screen is screen, what="back to the replay")
             assert not gc.isenabled()
         assert gc.isenabled() and gc.get_freeze_count() == 0  # closed: the collector as it was
+    finally:
+        gc.callbacks.remove(seen)
+
+
+def shown(screen: ReplayScreen, i: int) -> bool:
+    """Step `i` on both phones, made from its own screens."""
+    before, after = screen.query_one("#before", PhoneView), screen.query_one("#after", PhoneView)
+    want_b, want_a = screen.screens.ready(i), screen.screens.ready(i + 1)
+    return (screen.index == i and screen.app.screen is screen and want_b is not None and want_a is not None
+            and before._frame_for is before.shown.image is want_b.image
+            and after._frame_for is after.shown.image is want_a.image)
+
+
+async def test_no_pass_runs_while_the_step_typed_at_g_is_shown(tmp_path: Path) -> None:
+    """`g`'s prompt is a screen over the replay, so the passes are on while it is open; Enter shows the
+    step before the replay hears it is in front again, and that paint is the replay's: no pass in it."""
+    gc.enable()
+    path = record(tmp_path / "attempt-1", 60)
+    passes: list[int] = []
+    watching = [False]
+
+    def seen(phase: str, info: dict[str, Any]) -> None:
+        if phase == "start" and watching[0]:
+            passes.append(info["generation"])
+
+    gc.callbacks.append(seen)
+    try:
+        app = GuilensApp(lambda: ReplayScreen(path))
+        async with app.run_test(size=(160, 48)) as pilot:
+            screen = app.screen
+            assert isinstance(screen, ReplayScreen)
+            await settled(pilot, screen, 0)
+            for target in (40, 7, 52):
+                await pilot.press("g")
+                await wait_for(pilot, lambda: isinstance(app.screen, PromptScreen), what="the go-to prompt")
+                assert gc.isenabled()  # a screen over the replay
+                await pilot.press(*str(target + 1))
+                watching[0] = True
+                await pilot.press("enter")
+                await wait_for(pilot, partial(shown, screen, target), what=f"step {target + 1}")
+                watching[0] = False
+                assert not gc.isenabled()
+                await settled(pilot, screen, target)  # a pass may run now: the person reads the step
+            assert passes == []  # the passes waited for the person to read the step (`tick`)
     finally:
         gc.callbacks.remove(seen)

@@ -11,6 +11,15 @@ spans become its segments directly: Textual's general `Visual.to_strips`
 (wrapping, alignment, links, selection) cost ten times as much per row, 5-10 ms
 of every paint that redraws the list.
 
+The finished lines are kept by row too (`render_lines`). Textual's styles cache keeps a
+widget's lines by their place in the view, so every scroll of a long list sent each row in view
+through it again and made new `Strip`s, whose own caches (the terminal's colour filter, the
+compositor's cuts) then started empty: about 45 us a row, 2.5 ms of each far jump in a
+200-step replay, where a 21-step list never scrolls. Kept by row, a row scrolled back into view is
+the same `Strip` as before, with its caches warm. The lines are what Textual's path makes of a
+list with no border, padding or outline (a test compares the two); a list styled with any of those
+takes Textual's path.
+
 The highlight moves by the person's keys (↑ ↓, PgUp PgDn) and clicks, which
 post `StepList.Highlighted`; the screen that owns the list moves it with
 `highlight()`, which posts nothing, so a highlight the screen set can never
@@ -31,9 +40,14 @@ from textual.cache import LRUCache
 from textual.content import Content
 from textual.geometry import Region, Size
 from textual.message import Message
+from textual.renderables.tint import Tint
 from textual.scroll_view import ScrollView
+from textual.scrollbar import ScrollBar
 from textual.strip import Strip
+from textual.style import Style
 from textual.widgets.option_list import Option
+
+from guilens.screens.widgets.list_bar import ListBar
 
 
 class StepList(ScrollView, can_focus=True):
@@ -88,7 +102,18 @@ class StepList(ScrollView, can_focus=True):
         self.highlighted: int | None = 0 if count else None
         self._strips: LRUCache[tuple[int, int, bool, bool], Strip] = LRUCache(256)
         self._contents: LRUCache[int, Content] = LRUCache(256)
+        self._lines: LRUCache[tuple[int, int, int, bool, bool], Strip] = LRUCache(256)
+        """Finished lines (`render_lines`) by (row, content width, width, lit, focused)."""
         self.virtual_size = Size(0, count)
+
+    @property
+    def vertical_scrollbar(self) -> ScrollBar:
+        """The list's scroll bar, a `ListBar` (made as `Widget.vertical_scrollbar` makes Textual's own)."""
+        if self._vertical_scrollbar is None:
+            self._vertical_scrollbar = bar = ListBar(thickness=self.scrollbar_size_vertical)
+            bar.display = False
+            self.app._start_widget(self, bar)
+        return self._vertical_scrollbar
 
     # -- the rows ----------------------------------------------------------------------------
     def prompt(self, index: int) -> Content:
@@ -105,6 +130,7 @@ class StepList(ScrollView, can_focus=True):
         """New rows (the verdict changed the marks): redraw what is in view."""
         self.count, self._row = count, row
         self._strips.clear()
+        self._lines.clear()
         self._contents.clear()
         self.virtual_size = Size(self.scrollable_content_region.width, count)
         if self.highlighted is not None and self.highlighted >= count:
@@ -123,10 +149,12 @@ class StepList(ScrollView, can_focus=True):
     def on_resize(self, event: events.Resize) -> None:
         self.virtual_size = Size(self.scrollable_content_region.width, self.count)
         self._strips.clear()
+        self._lines.clear()
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._strips.clear()
+        self._lines.clear()
 
     def prepare_rows(self, first: int, count: int) -> None:
         """Build rows `first` to `first + count - 1` now, before they are drawn (the replay does it
@@ -134,6 +162,49 @@ class StepList(ScrollView, can_focus=True):
         for index in range(max(0, first), min(self.count, first + count)):
             if self._contents.get(index) is None:
                 self._contents[index] = self._row(index)
+
+    def _plain(self) -> bool:
+        """Whether Textual's styles cache would only pad and tint the rows (`render_lines`)."""
+        styles = self.styles
+        return (not self.BLANK and self.opacity == 1.0 and styles.text_opacity == 1.0
+                and not any(styles.padding) and not any(edge for edge, _ in styles.border)
+                and not any(edge for edge, _ in styles.outline)
+                and not (styles.has_rule("hatch") and styles.hatch != "none"))
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """The rows in `crop`, each finished once and kept by row (module docstring).
+
+        What Textual's styles cache makes of a row with no border, padding or outline: the row,
+        padded with the background to the content's width (under the scroll bar), tinted by
+        `background-tint`, then the app's line filters and the crop; anything else takes its path."""
+        if not self._plain():
+            return super().render_lines(crop)
+        width = self.size.width
+        content_width = self.content_region.width
+        inner_width = self.scrollable_content_region.width
+        base_background, background = self.background_colors
+        tint = self.styles.tint
+        inner = Style(background=base_background + background).rich_style
+        top, focused, highlighted = self.scroll_offset.y, self.has_focus, self.highlighted
+        lines = self._lines
+        strips = []
+        for y in crop.line_range:
+            index = top + y
+            key = (index, inner_width, width, index == highlighted, focused)
+            line = lines.get(key) if 0 <= index < self.count else None
+            if line is None:
+                row = self.render_line(y).adjust_cell_length(content_width, inner)
+                segments = row if not tint.a else Tint.process_segments(row, tint, self.app.ansi_theme, background)
+                line = Strip(segments, width)
+                if 0 <= index < self.count:
+                    lines[key] = line
+            strips.append(line)
+        for line_filter in self.get_line_filters():
+            strips = [strip.apply_filter(line_filter, background) for strip in strips]
+        if crop.column_span != (0, width):
+            x1, x2 = crop.column_span
+            strips = [strip.crop(x1, x2) for strip in strips]
+        return strips
 
     def render_line(self, y: int) -> Strip:
         index = self.scroll_offset.y + y
