@@ -33,7 +33,7 @@ class UserError(Exception):
     """A mistake of the person at the keyboard: printed as one clear line, exit status 2."""
 
 
-_USER_ERRORS = (("guilens.config", "ConfigError"), ("guilens.actions.model", "ActionError"))
+_USER_ERRORS = (("guilens.settings_file", "ConfigError"), ("guilens.actions.model", "ActionError"))
 """Mistakes on the command line or in the config (exit 2), besides `UserError`, by module and name."""
 _STORAGE_ERRORS = (("guilens.storage", "StorageError"),)
 """A file that could not be written (exit 1), said as the storage layer words it."""

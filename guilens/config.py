@@ -3,7 +3,9 @@
 The file lives in the platform config directory (`guilens locate` prints it) or
 wherever `GUILENS_CONFIG_FILE` points. The environment wins over the file.
 Secrets (API keys) are read from the environment only, are not settings
-fields, and so can never be written into anything guilens produces.
+fields, and so can never be written into anything guilens produces. Where the
+file is and how it is read is `guilens.settings_file`'s, which reads the cache
+dir alone for a command that needs nothing else (listing the built-in packs).
 """
 
 from __future__ import annotations
@@ -13,14 +15,12 @@ import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-APP_NAME = "guilens"
+from guilens.settings_file import APP_NAME, ConfigError, config_file, default_cache_dir, read_file
 
-
-class ConfigError(ValueError):
-    """A config file or variable with a bad value; the message names it."""
+__all__ = ["APP_NAME", "ConfigError", "ModelPrice", "Settings", "api_key", "color_wanted", "config_file",
+           "load_settings", "save_setting"]
 
 
 class ModelPrice(BaseModel):
@@ -72,7 +72,7 @@ class Settings(BaseModel):
     openai` (vLLM: http://localhost:8000/v1), the Anthropic API for `--agent claude`."""
     openai_model: str | None = None
     """Model for `--agent openai` when `--model` is not given: the name the server serves."""
-    cache_dir: Path = Field(default_factory=lambda: Path(platformdirs.user_cache_dir(APP_NAME)))
+    cache_dir: Path = Field(default_factory=default_cache_dir)
     """LLM response cache (the judge's, and agents' when opted in)."""
     cache_max_mb: float | None = Field(default=None, gt=0)
     """Size cap of the LLM response cache in MB: past it, a write removes the oldest entries until the
@@ -139,13 +139,6 @@ class Settings(BaseModel):
     overrides it)."""
 
 
-def config_file() -> Path:
-    override = os.environ.get("GUILENS_CONFIG_FILE")
-    if override:
-        return Path(override)
-    return Path(platformdirs.user_config_dir(APP_NAME)) / "config.toml"
-
-
 def _env_values() -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name in Settings.model_fields:
@@ -167,15 +160,8 @@ def _json_or_text(value: str) -> Any:
 
 def load_settings(**overrides: Any) -> Settings:
     """File, then environment, then explicit overrides (command-line options)."""
-    data: dict[str, Any] = {}
     path = config_file()
-    if path.is_file():
-        try:
-            data.update(tomllib.loads(path.read_text(encoding="utf-8")))
-        except tomllib.TOMLDecodeError as err:
-            raise ConfigError(f"{path}: {err}") from None
-    if "anthropic_base_url" in data:  # the provider-named spelling of `api_base_url`
-        data.setdefault("api_base_url", data.pop("anthropic_base_url"))
+    data = read_file(path)
     data.update(_env_values())
     data.update({k: v for k, v in overrides.items() if v is not None})
     try:

@@ -34,8 +34,7 @@ def fresh(code: str, tmp_path: Path) -> str:
     return proc.stdout
 
 
-# Only the top level: below it, Typer (0.29) itself coerces the root's option values through pydantic
-# TypeAdapters (`typer/_adapters.py`), so `guilens run --help` imports pydantic whatever guilens does.
+# Only the top level: a command's `--help` may import what its options' defaults and choices name.
 @pytest.mark.parametrize("args", [["--help"], ["-V"]])
 def test_help_imports_no_heavy_module(args: list[str], tmp_path: Path) -> None:
     out = fresh(f"""
@@ -136,17 +135,18 @@ LIST = """
         except SystemExit as e:
             assert e.code in (0, None), e.code
     print(json.dumps({{"out": buf.getvalue(), "model": "guilens.scenarios.model" in sys.modules,
-                      "yaml": "yaml" in sys.modules}}))
+                      "yaml": "yaml" in sys.modules, "pydantic": "pydantic" in sys.modules}}))
 """
 
 
 @pytest.mark.parametrize("extra", [[], ["--json"]])
 def test_the_next_process_lists_the_packs_without_the_model(extra: list[str], tmp_path: Path) -> None:
     """`scenarios list` keeps each pack's listing beside its parse: the next process prints the same
-    lines from it without importing the scenario model or PyYAML; an edited pack is listed afresh."""
+    lines from it without importing the scenario model, PyYAML or pydantic; an edited pack is listed afresh."""
     first = json.loads(fresh(LIST.format(extra=extra), tmp_path))
     second = json.loads(fresh(LIST.format(extra=extra), tmp_path))
     assert first["model"] is True and second["model"] is False and second["yaml"] is False
+    assert second["pydantic"] is False  # not for the settings (`settings_file`), nor Typer's parsing (pyproject)
     assert second["out"] == first["out"] and "memory" in second["out"]
     if extra:
         listed = json.loads(second["out"])
@@ -254,7 +254,7 @@ def test_main_says_each_kind_of_error_in_one_line(monkeypatch: pytest.MonkeyPatc
     assert cli._exit_code(PermissionError(13, "Permission denied", "/r/y")) == 1
     assert cli._exit_code(RuntimeError("a bug")) is None
     assert cli._message(PermissionError(13, "Permission denied", "/r/y")).startswith("/r/y: ")
-    monkeypatch.delitem(sys.modules, "guilens.config")  # never imported: nothing of it can be raised
+    monkeypatch.delitem(sys.modules, "guilens.settings_file")  # never imported: nothing of it can be raised
     assert cli._exit_code(ConfigError("x")) is None
 
 

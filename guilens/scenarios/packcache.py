@@ -84,12 +84,13 @@ def _key(pack: Path, text: str, part: str = "parse") -> str:
 
 
 def _folder() -> Path | None:
-    """`<cache_dir>/scenarios`, or None when the settings cannot be read (the command will say why
-    when it needs them; listing the packs does not)."""
-    from guilens.config import load_settings
+    """`<cache_dir>/scenarios`, or None when the setting cannot be read (the command will say why
+    when it needs the settings; listing the packs does not). Read by `settings_file.cache_dir`, the
+    one setting alone, so listing the packs never builds the settings' pydantic model."""
+    from guilens.settings_file import cache_dir
 
     try:
-        return load_settings().cache_dir / "scenarios"
+        return cache_dir() / "scenarios"
     except (OSError, ValueError):  # ConfigError is a ValueError
         return None
 
