@@ -23,6 +23,7 @@ from textual.cache import LRUCache
 from textual.geometry import Region
 from textual.scrollbar import ScrollBar, ScrollBarRender
 from textual.strip import Strip
+from textual.widget import Widget
 
 
 class ListBar(ScrollBar):
@@ -61,10 +62,16 @@ class ListBar(ScrollBar):
             if line is None:
                 line = lines[key] = Strip([Segment(look.text, base + look.style)], width)
             strips.append(line)
-        _, background = self.background_colors
-        for line_filter in self.get_line_filters():
-            strips = [strip.apply_filter(line_filter, background) for strip in strips]
-        if crop.column_span != (0, width):
-            x1, x2 = crop.column_span
-            strips = [strip.crop(x1, x2) for strip in strips]
-        return strips
+        return finish(self, strips, crop)
+
+
+def finish(widget: Widget, strips: list[Strip], crop: Region) -> list[Strip]:
+    """Kept lines as Textual's styles cache ends a render: the app's line filters (the terminal's
+    colours), then the crop's columns. A kept `Strip` keeps its filtered copy in its own cache."""
+    _, background = widget.background_colors
+    for line_filter in widget.get_line_filters():
+        strips = [strip.apply_filter(line_filter, background) for strip in strips]
+    if crop.column_span != (0, widget.size.width):
+        x1, x2 = crop.column_span
+        strips = [strip.crop(x1, x2) for strip in strips]
+    return strips

@@ -47,7 +47,7 @@ from textual.strip import Strip
 from textual.style import Style
 from textual.widgets.option_list import Option
 
-from guilens.screens.widgets.list_bar import ListBar
+from guilens.screens.widgets.list_bar import ListBar, finish
 
 
 class StepList(ScrollView, can_focus=True):
@@ -199,12 +199,7 @@ class StepList(ScrollView, can_focus=True):
                 if 0 <= index < self.count:
                     lines[key] = line
             strips.append(line)
-        for line_filter in self.get_line_filters():
-            strips = [strip.apply_filter(line_filter, background) for strip in strips]
-        if crop.column_span != (0, width):
-            x1, x2 = crop.column_span
-            strips = [strip.crop(x1, x2) for strip in strips]
-        return strips
+        return finish(self, strips, crop)
 
     def render_line(self, y: int) -> Strip:
         index = self.scroll_offset.y + y
