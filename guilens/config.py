@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from guilens.settings_file import APP_NAME, ConfigError, config_file, default_cache_dir, read_file
+from guilens.settings_file import APP_NAME, ConfigError, config_file, default_cache_dir, read_file, respelled
 
 __all__ = ["APP_NAME", "ConfigError", "ModelPrice", "Settings", "api_key", "color_wanted", "config_file",
            "load_settings", "save_setting"]
@@ -191,9 +191,7 @@ def save_setting(name: str, value: Any) -> Path:
         raise ConfigError(f"{path}: {err}") from None
     doc[name] = value
     text = tomlkit.dumps(doc)
-    data = tomllib.loads(text)
-    if "anthropic_base_url" in data:
-        data.setdefault("api_base_url", data.pop("anthropic_base_url"))
+    data = respelled(tomllib.loads(text))
     try:
         Settings.model_validate(data)
     except ValidationError as err:

@@ -41,7 +41,13 @@ def read_file(path: Path) -> dict[str, Any]:
             data.update(tomllib.loads(path.read_text(encoding="utf-8")))
         except tomllib.TOMLDecodeError as err:
             raise ConfigError(f"{path}: {err}") from None
-    if "anthropic_base_url" in data:  # the provider-named spelling of `api_base_url`
+    return respelled(data)
+
+
+def respelled(data: dict[str, Any]) -> dict[str, Any]:
+    """The file's table with `anthropic_base_url`, the provider-named spelling, read as `api_base_url`
+    (which wins where both are given); `data` itself, changed."""
+    if "anthropic_base_url" in data:
         data.setdefault("api_base_url", data.pop("anthropic_base_url"))
     return data
 

@@ -40,12 +40,10 @@ class ListBar(ScrollBar):
     def render_lines(self, crop: Region) -> list[Strip]:
         """The bar's lines in `crop`, as Textual would draw them, each made once per look.
 
-        A bar with padding or a border, or not a `ScrollBarRender` (another `renderer`), takes
+        A bar that is not `plain`, or tinted, or not a `ScrollBarRender` (another `renderer`), takes
         Textual's path."""
-        styles = self.styles
         bar = self.render()
-        if (not isinstance(bar, ScrollBarRender) or any(styles.padding)
-                or any(edge for edge, _ in styles.border) or self.opacity != 1.0 or styles.tint.a):
+        if not isinstance(bar, ScrollBarRender) or not plain(self) or self.styles.tint.a:
             return super().render_lines(crop)
         width, height = self.size
         style = bar.style if isinstance(bar.style, Style) else self.app.console.get_style(bar.style)
@@ -63,6 +61,17 @@ class ListBar(ScrollBar):
                 line = lines[key] = Strip([Segment(look.text, base + look.style)], width)
             strips.append(line)
         return finish(self, strips, crop)
+
+
+def plain(widget: Widget) -> bool:
+    """Whether Textual's styles cache would do no more to the widget's lines than pad them to its
+    width and tint them: no border, outline, padding, hatch, or opacity of either kind. Only then
+    may kept lines stand for what that cache makes (`ListBar`, `StepList.render_lines`)."""
+    styles = widget.styles
+    return (not widget.BLANK and widget.opacity == 1.0 and styles.text_opacity == 1.0
+            and not any(styles.padding) and not any(edge for edge, _ in styles.border)
+            and not any(edge for edge, _ in styles.outline)
+            and not (styles.has_rule("hatch") and styles.hatch != "none"))
 
 
 def finish(widget: Widget, strips: list[Strip], crop: Region) -> list[Strip]:

@@ -47,7 +47,7 @@ from textual.strip import Strip
 from textual.style import Style
 from textual.widgets.option_list import Option
 
-from guilens.screens.widgets.list_bar import ListBar, finish
+from guilens.screens.widgets.list_bar import ListBar, finish, plain
 
 
 class StepList(ScrollView, can_focus=True):
@@ -163,21 +163,13 @@ class StepList(ScrollView, can_focus=True):
             if self._contents.get(index) is None:
                 self._contents[index] = self._row(index)
 
-    def _plain(self) -> bool:
-        """Whether Textual's styles cache would only pad and tint the rows (`render_lines`)."""
-        styles = self.styles
-        return (not self.BLANK and self.opacity == 1.0 and styles.text_opacity == 1.0
-                and not any(styles.padding) and not any(edge for edge, _ in styles.border)
-                and not any(edge for edge, _ in styles.outline)
-                and not (styles.has_rule("hatch") and styles.hatch != "none"))
-
     def render_lines(self, crop: Region) -> list[Strip]:
         """The rows in `crop`, each finished once and kept by row (module docstring).
 
         What Textual's styles cache makes of a row with no border, padding or outline: the row,
         padded with the background to the content's width (under the scroll bar), tinted by
         `background-tint`, then the app's line filters and the crop; anything else takes its path."""
-        if not self._plain():
+        if not plain(self):
             return super().render_lines(crop)
         width = self.size.width
         content_width = self.content_region.width
