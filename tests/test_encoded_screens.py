@@ -99,8 +99,9 @@ def test_a_hosted_screen_is_the_png_the_child_encoded_and_decodes_to_the_sims_pi
         shot = hosted.observe().screenshot
         assert isinstance(shot, EncodedScreen) and not shot.decoded
         mine = local.observe().screenshot
-        assert shot.encoded == FrameEncoder().encode(mine)  # the writer is deterministic: the child's own bytes
+        # The pixels first: were they to differ, the bytes would too, and this says which of the two broke.
         assert Image.open(io.BytesIO(shot.encoded)).tobytes() == mine.tobytes()
+        assert shot.encoded == FrameEncoder().encode(mine)  # the writer is deterministic: the child's own bytes
         again = hosted.observe().screenshot  # unchanged: crossed as a mark, its own object of the same bytes
         assert again is not shot and again.encoded == shot.encoded
         ImageDraw.Draw(shot).rectangle((0, 0, 300, 300), fill=(255, 0, 0))  # a caller drawing on its copy

@@ -112,8 +112,10 @@ def _status_done(screen: Any) -> int | None:
 
 async def test_the_status_and_the_trace_agree_at_every_moment(tmp_path: Path) -> None:
     """Sampled all through a run whose steps take a while (and one waits for an answer): the status
-    line's count of steps done is the number of the trace's last step, every time."""
-    app, _ = make_app(tmp_path, delay=0.15)
+    line's count of steps done is the number of the trace's last step, every time. Each step takes
+    0.4 s, many times the sampling interval, so that a loaded machine still samples every step: at
+    0.15 s a step, a full run of the suite once saw only 3 of the 5."""
+    app, _ = make_app(tmp_path, delay=0.4)
     async with app.run_test(size=(200, 60)) as pilot:
         screen = run_screen(app)
         seen: set[tuple[int, int]] = set()
