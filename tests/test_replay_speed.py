@@ -140,3 +140,32 @@ async def test_a_broken_screen_file_is_one_clear_line(tmp_path: Path) -> None:
         await pilot.press("right", "right")
         await settled(pilot, screen, 2)  # the steps after it still replay
         assert app.is_running
+
+
+async def test_a_far_jump_typed_at_g_finds_the_lists_rows_made(tmp_path: Path) -> None:
+    """A long episode's far jump lands among rows never drawn: they are made while the number is
+    typed (`StepList.prepare_jump`), so from Enter to the step shown no row of the list is built."""
+    from guilens.screens.modals import PromptScreen
+
+    path = record(tmp_path / "attempt-1", 150)
+    app = GuilensApp(lambda: ReplayScreen(path))
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, ReplayScreen)
+        await settled(pilot, screen, 0)
+        steps = screen.query_one("#step-list", StepList)
+        built: list[int] = []
+        row = steps._row
+        steps._row = lambda i: (built.append(i), row(i))[1]
+        kept = steps._lines.keys  # the list's kept lines (an LRUCache: its keys, it is not iterable)
+        for target in (120, 8, 95, 60, 140):
+            await pilot.press("g")
+            await wait_for(pilot, lambda: isinstance(app.screen, PromptScreen), what="the go-to prompt")
+            await pilot.press(*str(target + 1))
+            # The last digit's prompt change has reached the list: the target's lit line is kept.
+            await wait_for(pilot, lambda t=target: any(k[0] == t and k[3] for k in kept()),
+                           what=f"row {target + 1} made while typing")
+            built.clear()
+            await pilot.press("enter")
+            await settled(pilot, screen, target)
+            assert steps.highlighted == target and built == [], (target, built)

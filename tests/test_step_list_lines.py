@@ -97,3 +97,34 @@ async def test_a_row_scrolled_back_into_view_is_the_same_strip() -> None:
         # The same rows and bar: the same strips, the terminal's colour filter already applied to each.
         assert all(a is b for a, b in zip(first, again, strict=True))
         assert all(a is b for a, b in zip(first_bar, again_bar, strict=True))
+
+
+async def test_the_lines_a_jump_will_show_are_made_before_it_and_are_textuals() -> None:
+    """`prepare_jump(t)` then `highlight(t)`: the paint builds no row, wherever `t` is (far below, far
+    above, in view, the ends), and what it draws is still what Textual's own path draws."""
+    built: list[int] = []
+
+    def counted(i: int) -> Content:
+        built.append(i)
+        return row(i)
+
+    class CountingApp(ListApp):
+        def compose(self) -> ComposeResult:
+            with Vertical(id="box"):
+                yield StepList(ROWS, counted, id="steps")
+
+    app = CountingApp()
+    async with app.run_test(size=(80, 30)) as pilot:
+        steps = app.query_one(StepList)
+        steps.focus()
+        await pilot.pause()
+        crop = Region(0, 0, *steps.size)
+        for target in (150, 3, 170, 160, ROWS - 1, 0, 60):
+            steps.prepare_jump(target)
+            built.clear()
+            steps.highlight(target)
+            steps.render_lines(crop)  # the paint's lines, as the compositor asks for them
+            await pilot.pause()
+            assert built == [], (target, built)
+            check_alike(steps)
+            built.clear()

@@ -68,10 +68,12 @@ class ReplayKeys(LabelMixin):
             return None
 
         def typed(text: str) -> None:
-            """The step typed so far is prepared while the person types on (`ReplayLoader.expect`):
-            Enter then finds its frames ready, and shows it in the paint that closes the prompt."""
+            """The step typed so far is prepared while the person types on (`ReplayLoader.expect`),
+            and the list's lines around it (`StepList.prepare_jump`): Enter then finds its frames and
+            rows ready, and shows it in the paint that closes the prompt."""
             if self.loader is not None and check(text) is None:
                 self.loader.expect(int(text) - first)
+                self.query_one("#step-list", StepList).prepare_jump(int(text) - first)
 
         def go(text: str | None) -> None:
             if text is None:

@@ -34,9 +34,11 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.segment import Segment
+from rich.style import Style as RichStyle
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.cache import LRUCache
+from textual.color import Color
 from textual.content import Content
 from textual.geometry import Region, Size
 from textual.message import Message
@@ -171,32 +173,61 @@ class StepList(ScrollView, can_focus=True):
         `background-tint`, then the app's line filters and the crop; anything else takes its path."""
         if not plain(self):
             return super().render_lines(crop)
-        width = self.size.width
-        content_width = self.content_region.width
-        inner_width = self.scrollable_content_region.width
+        top, look = self.scroll_offset.y, self._look()
+        return finish(self, [self._line(top + y, self.highlighted, look) for y in crop.line_range], crop)
+
+    def prepare_jump(self, index: int) -> None:
+        """Finish now the lines a jump to row `index` will show: the replay calls it while the step's
+        number is typed at `g`, so the paint that shows the step finds them kept.
+
+        Why: in a long episode a far jump lands among rows never drawn, and building them (about
+        35 us a row) was in that paint, a cost that grew with the episode: over 30 far jumps a
+        1000-step replay built about 50 new rows a jump, a 200-step one a few (most of its rows had
+        been drawn by then). Where the list will scroll is worked out as `highlight` scrolls (the
+        least that brings the row into view); a wrong guess only leaves the rows to the paint."""
+        if not self.count or not self.is_mounted or not plain(self):
+            return
+        index = max(0, min(self.count - 1, index))
+        height = self.scrollable_content_region.height
+        top = self.scroll_offset.y
+        if index < top:
+            top = index
+        elif index >= top + height:
+            top = index - height + 1
+        top = max(0, min(top, self.count - height))
+        look = self._look()
+        lines = [self._line(i, index, look) for i in range(top, min(self.count, top + height))]
+        finish(self, lines, Region(0, 0, self.size.width, len(lines)))  # their filtered copies kept too
+
+    def _look(self) -> tuple[int, int, int, bool, RichStyle, Color, Color]:
+        """What every line of a render shares: the widths (the list's, its content's, its rows'),
+        the focus, the padding's style, the tint and the background under it."""
         base_background, background = self.background_colors
-        tint = self.styles.tint
         inner = Style(background=base_background + background).rich_style
-        top, focused, highlighted = self.scroll_offset.y, self.has_focus, self.highlighted
-        lines = self._lines
-        strips = []
-        for y in crop.line_range:
-            index = top + y
-            key = (index, inner_width, width, index == highlighted, focused)
-            line = lines.get(key) if 0 <= index < self.count else None
-            if line is None:
-                row = self.render_line(y).adjust_cell_length(content_width, inner)
-                segments = row if not tint.a else Tint.process_segments(row, tint, self.app.ansi_theme, background)
-                line = Strip(segments, width)
-                if 0 <= index < self.count:
-                    lines[key] = line
-            strips.append(line)
-        return finish(self, strips, crop)
+        return (self.size.width, self.content_region.width, self.scrollable_content_region.width,
+                self.has_focus, inner, self.styles.tint, background)
+
+    def _line(self, index: int, highlighted: int | None, look: tuple[int, int, int, bool, RichStyle, Color, Color]
+              ) -> Strip:
+        """Row `index`'s finished line, `highlighted` being the lit row: kept, or made and kept."""
+        width, content_width, inner_width, focused, inner, tint, background = look
+        key = (index, inner_width, width, index == highlighted, focused)
+        line = self._lines.get(key) if 0 <= index < self.count else None
+        if line is None:
+            row = self._row_strip(index, highlighted).adjust_cell_length(content_width, inner)
+            segments = row if not tint.a else Tint.process_segments(row, tint, self.app.ansi_theme, background)
+            line = Strip(segments, width)
+            if 0 <= index < self.count:
+                self._lines[key] = line
+        return line
 
     def render_line(self, y: int) -> Strip:
-        index = self.scroll_offset.y + y
+        return self._row_strip(self.scroll_offset.y + y, self.highlighted)
+
+    def _row_strip(self, index: int, highlighted: int | None) -> Strip:
+        """Row `index` at the rows' width, `highlighted` being the lit row (a blank past the last)."""
         width = self.scrollable_content_region.width
-        lit = index == self.highlighted
+        lit = index == highlighted
         style = self.get_visual_style("step-list--row", *(["step-list--highlighted"] if lit else []))
         if not 0 <= index < self.count:
             return Strip.blank(width, self.get_visual_style("step-list--row").rich_style)
