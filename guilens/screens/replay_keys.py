@@ -72,8 +72,9 @@ class ReplayKeys(LabelMixin):
             and the list's lines around it (`StepList.prepare_jump`): Enter then finds its frames and
             rows ready, and shows it in the paint that closes the prompt."""
             if self.loader is not None and check(text) is None:
-                self.loader.expect(int(text) - first)
-                self.query_one("#step-list", StepList).prepare_jump(int(text) - first)
+                index = int(text) - first
+                self.loader.expect(index)
+                self.query_one("#step-list", StepList).prepare_jump(index)
 
         def go(text: str | None) -> None:
             if text is None:

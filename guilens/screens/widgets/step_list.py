@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, NamedTuple
 
 from rich.segment import Segment
 from rich.style import Style as RichStyle
@@ -50,6 +50,23 @@ from textual.style import Style
 from textual.widgets.option_list import Option
 
 from guilens.screens.widgets.list_bar import ListBar, finish, plain
+
+
+class _Look(NamedTuple):
+    """What every line of one render of the list shares."""
+
+    width: int
+    """The list's."""
+    content_width: int
+    """Its content's: the rows and the room under the scroll bar."""
+    inner_width: int
+    """The rows'."""
+    focused: bool
+    padding: RichStyle
+    """The background a row is padded with to the content's width."""
+    tint: Color
+    background: Color
+    """The background under the tint."""
 
 
 class StepList(ScrollView, can_focus=True):
@@ -183,40 +200,34 @@ class StepList(ScrollView, can_focus=True):
         Why: in a long episode a far jump lands among rows never drawn, and building them (about
         35 us a row) was in that paint, a cost that grew with the episode: over 30 far jumps a
         1000-step replay built about 50 new rows a jump, a 200-step one a few (most of its rows had
-        been drawn by then). Where the list will scroll is worked out as `highlight` scrolls (the
-        least that brings the row into view); a wrong guess only leaves the rows to the paint."""
+        been drawn by then). Where the list will scroll is worked out with Textual's own rule for
+        `highlight`'s scroll (`Region.get_scroll_to_visible`, the least that brings the row into
+        view); a wrong guess only leaves the rows to the paint."""
         if not self.count or not self.is_mounted or not plain(self):
             return
         index = max(0, min(self.count - 1, index))
-        height = self.scrollable_content_region.height
-        top = self.scroll_offset.y
-        if index < top:
-            top = index
-        elif index >= top + height:
-            top = index - height + 1
-        top = max(0, min(top, self.count - height))
+        window = self.scrollable_content_region.at_offset(self.scroll_offset)
+        delta = Region.get_scroll_to_visible(window, self._row_region(index))  # as `scroll_to_region` does
+        top = max(0, min(self.max_scroll_y, self.scroll_offset.y + delta.y))
         look = self._look()
-        lines = [self._line(i, index, look) for i in range(top, min(self.count, top + height))]
+        lines = [self._line(i, index, look) for i in range(top, min(self.count, top + window.height))]
         finish(self, lines, Region(0, 0, self.size.width, len(lines)))  # their filtered copies kept too
 
-    def _look(self) -> tuple[int, int, int, bool, RichStyle, Color, Color]:
-        """What every line of a render shares: the widths (the list's, its content's, its rows'),
-        the focus, the padding's style, the tint and the background under it."""
+    def _look(self) -> _Look:
         base_background, background = self.background_colors
-        inner = Style(background=base_background + background).rich_style
-        return (self.size.width, self.content_region.width, self.scrollable_content_region.width,
-                self.has_focus, inner, self.styles.tint, background)
+        return _Look(self.size.width, self.content_region.width, self.scrollable_content_region.width,
+                     self.has_focus, Style(background=base_background + background).rich_style,
+                     self.styles.tint, background)
 
-    def _line(self, index: int, highlighted: int | None, look: tuple[int, int, int, bool, RichStyle, Color, Color]
-              ) -> Strip:
+    def _line(self, index: int, highlighted: int | None, look: _Look) -> Strip:
         """Row `index`'s finished line, `highlighted` being the lit row: kept, or made and kept."""
-        width, content_width, inner_width, focused, inner, tint, background = look
-        key = (index, inner_width, width, index == highlighted, focused)
+        key = (index, look.inner_width, look.width, index == highlighted, look.focused)
         line = self._lines.get(key) if 0 <= index < self.count else None
         if line is None:
-            row = self._row_strip(index, highlighted).adjust_cell_length(content_width, inner)
-            segments = row if not tint.a else Tint.process_segments(row, tint, self.app.ansi_theme, background)
-            line = Strip(segments, width)
+            row = self._row_strip(index, highlighted).adjust_cell_length(look.content_width, look.padding)
+            segments = (row if not look.tint.a
+                        else Tint.process_segments(row, look.tint, self.app.ansi_theme, look.background))
+            line = Strip(segments, look.width)
             if 0 <= index < self.count:
                 self._lines[key] = line
         return line
@@ -254,11 +265,14 @@ class StepList(ScrollView, can_focus=True):
         old, self.highlighted = self.highlighted, index
         if old == index:
             return
-        width = self.scrollable_content_region.width
         if old is not None:  # the two rows the highlight left and reached; a scroll repaints the rest
             self.refresh_line(old)
         self.refresh_line(index)
-        self.scroll_to_region(Region(0, index, max(1, width), 1), animate=False, force=True, immediate=True)
+        self.scroll_to_region(self._row_region(index), animate=False, force=True, immediate=True)
+
+    def _row_region(self, index: int) -> Region:
+        """Row `index` in the list's virtual space: what `highlight` scrolls into view."""
+        return Region(0, index, max(1, self.scrollable_content_region.width), 1)
 
     def _choose(self, index: int) -> None:
         if not self.count:
