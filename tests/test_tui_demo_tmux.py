@@ -12,7 +12,7 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -38,14 +38,18 @@ class Pane:
         subprocess.run([TMUX, "send-keys", "-t", self.name, *keys], check=True)  # type: ignore[list-item]
 
     def wait(self, pattern: str, timeout: float = 30.0) -> str:
+        return self.until(lambda text: re.search(pattern, text) is not None, f"{pattern!r} did not appear", timeout)
+
+    def until(self, done: Callable[[str], bool], failure: str, timeout: float) -> str:
+        """The screen once `done` holds for it, polled every 0.2 s; else `failure`, with the screen."""
         deadline = time.monotonic() + timeout
         text = ""
         while time.monotonic() < deadline:
             text = self.text()
-            if re.search(pattern, text):
+            if done(text):
                 return text
             time.sleep(0.2)
-        raise AssertionError(f"{pattern!r} did not appear within {timeout:g} s; the screen:\n{text}")
+        raise AssertionError(f"{failure} within {timeout:g} s; the screen:\n{text}")
 
 
 def status_line(text: str) -> str:
@@ -99,9 +103,12 @@ def test_the_demo_runs_to_success_under_a_persons_keys(pane) -> None:  # type: i
     p.wait(r"(?s)^(?!.*The agent asks).*waiting for an answer", timeout=10)
     p.keys("Space")
     p.keys("a")
-    p.wait(r"The agent asks", timeout=10)
+    asking = step_of(p.wait(r"The agent asks", timeout=10))
+    assert asking >= 0, "no status line beside the question"
     p.keys("Enter")
-    text = p.wait(r"❚❚ paused", timeout=15)
+    # "paused" shows as soon as the answer is in; the answered step is counted done a moment later.
+    text = p.until(lambda t: "❚❚ paused" in status_line(t) and step_of(t) > asking,
+                   "the answered step did not end with the run paused", timeout=15)
     held = step_of(text)
     time.sleep(2.0)
     text = p.text()
@@ -120,14 +127,8 @@ def test_the_demo_runs_to_success_under_a_persons_keys(pane) -> None:  # type: i
             before = step_of(text)
             p.keys("Enter")  # accept the simulated user's suggestion
             answered += 1
-            end = time.monotonic() + 15
-            while time.monotonic() < end:
-                now = p.text()
-                if step_of(now) > before or "finished:" in status_line(now):
-                    break
-                time.sleep(0.2)
-            else:
-                raise AssertionError(f"accepting the answer did not continue the run:\n{p.text()}")
+            p.until(lambda t: step_of(t) > before or "finished:" in status_line(t),  # noqa: B023 - called at once
+                    "accepting the answer did not continue the run", timeout=15)
             continue
         time.sleep(0.2)
     text = p.text()
