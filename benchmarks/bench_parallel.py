@@ -1,6 +1,7 @@
 """Devices in parallel: how much more a run gets done with two sims than with one (issue 14).
 
 Usage: python benchmarks/bench_parallel.py [--rounds 3] [--scenario memory] [--level L0] [--tasks N] [--baseline DIR]
+                                          [--hosted-one]
 
 `--baseline DIR`: DIR holds another guilens package (`DIR/guilens`, e.g. the last commit's:
 `git archive HEAD guilens | tar -x -C DIR`); its `one` and `processes` runs are interleaved with
@@ -15,6 +16,10 @@ by round because these machines are noisy:
              (`guilens.device.process_host`), what `guilens run` does today;
 - threads:   two `SimDevice`s handed in open, so both run as threads of this
              process: how a batch ran before devices had processes (reference).
+- hosted:    with `--hosted-one`, one sim in a process of its own, handed in as
+             a `HostedDevice` (its process started inside the timing, as
+             `processes` starts its own): whether a lone sim would gain from a
+             process (`guilens run` keeps it in-process, `guilens.run.workers`).
 
 Each run is a fresh Python process (as each `guilens run` is), so no way
 profits from caches another warmed (the sim's fonts and glyphs). Throughput is
@@ -70,6 +75,7 @@ sys.path.insert(0, os.environ.get(baseline.ENV) or str(ROOT))  # a baseline run:
 
 TARGET = 1.6
 WAYS = ("one", "processes", "threads")
+HOSTED = "hosted"
 
 
 def cpu_now() -> float:
@@ -88,16 +94,23 @@ def run_once(way: str, target: str, level: str, tasks: int | None, out: Path) ->
         from guilens.run.workers import warm_hosts
 
         warm_hosts(["sim", "sim"])
+    elif way == HOSTED:  # the same head start (`warm_hosts` starts none for a lone sim)
+        from guilens.device.fork_server import start_fork_server
+
+        start_fork_server()
     from guilens.config import Settings
     from guilens.headless import HeadlessObserver
     from guilens.run.engine import Runner
     from guilens.run.plan import plan_run
 
     devices: list[Any]
+    opened = 0.0
     if way == "one":
         devices = ["sim"]
     elif way == "processes":
         devices = ["sim", "sim"]  # their fork server started above
+    elif way == HOSTED:
+        devices = ["sim"]  # opened hosted below, after planning, as `processes` opens its own
     else:
         from guilens.device.sim import SimDevice
 
@@ -106,6 +119,14 @@ def run_once(way: str, target: str, level: str, tasks: int | None, out: Path) ->
                     settings=Settings(), check_agent=False)
     if tasks is not None:
         plan.tasks = plan.tasks[:tasks]
+    if way == HOSTED:
+        from guilens.device.hosted import HostedDevice
+        from guilens.device.process_host import ProcessHost
+        from guilens.device.sim import SimDevice
+
+        t_open = time.perf_counter()
+        plan.devices = devices = [HostedDevice(ProcessHost(SimDevice), prefetch=True)]  # as `guilens.run.workers` does
+        opened = time.perf_counter() - t_open
     observer = HeadlessObserver(io.StringIO(), color=False, progress=False)
     first: list[float] = []
 
@@ -126,7 +147,9 @@ def run_once(way: str, target: str, level: str, tasks: int | None, out: Path) ->
     t = time.perf_counter()
     runner = Runner(plan, observers=[observer, FirstStep()])
     result = runner.run()
-    wall = time.perf_counter() - t
+    if way == HOSTED:
+        devices[0].close()  # the run did not open it, so it leaves it open; closing reports its CPU
+    wall = time.perf_counter() - t + opened
     cpu = cpu_now() - cpu0
     device_cpu = sum(getattr(getattr(d, "host", None), "cpu_s", None) or 0.0 for d in runner.devices.values())
     if way == "threads":
@@ -136,7 +159,7 @@ def run_once(way: str, target: str, level: str, tasks: int | None, out: Path) ->
     bad = [(ep.task, ep.status, ep.error) for ep in eps if ep.status != "success"]
     if bad:
         sys.exit(f"{way}: {len(bad)} episodes did not succeed, the comparison would be void: {bad[:3]}")
-    return {"wall": wall, "steps": sum(ep.steps for ep in eps), "first": first[0] - t if first else wall,
+    return {"wall": wall, "steps": sum(ep.steps for ep in eps), "first": first[0] - t + opened if first else wall,
             "cpu": cpu, "child_cpu": device_cpu, "decodes": EncodedScreen.decodes - decodes,
             "server_cpu": fork_server_cpu()}
 
@@ -174,7 +197,8 @@ def main() -> None:
     ap.add_argument("--scenario", default="memory")
     ap.add_argument("--level", default="L0")
     ap.add_argument("--tasks", type=int, default=None, help="play only the first N tasks (default: all)")
-    ap.add_argument("--one", choices=WAYS, help=argparse.SUPPRESS)  # a single run, in this process
+    ap.add_argument("--hosted-one", action="store_true", help="also run one sim in a process of its own")
+    ap.add_argument("--one", choices=(*WAYS, HOSTED), help=argparse.SUPPRESS)  # a single run, in this process
     ap.add_argument("--out", type=Path, help=argparse.SUPPRESS)
     ap.add_argument("--baseline", type=Path, help="a folder holding another guilens package, run interleaved")
     args = ap.parse_args()
@@ -185,18 +209,19 @@ def main() -> None:
         print(json.dumps({**got, "guilens": guilens.__file__}))
         return
     baseline.check(args.baseline)
+    ways = (*WAYS, HOSTED) if args.hosted_one else WAYS
     base_rates: dict[str, list[float]] = {"one": [], "processes": []}
 
-    rates: dict[str, list[float]] = {w: [] for w in WAYS}
-    steady: dict[str, list[float]] = {w: [] for w in WAYS}
-    starts: dict[str, list[float]] = {w: [] for w in WAYS}
-    cpus: dict[str, list[tuple[float, float]]] = {w: [] for w in WAYS}
-    decoded = dict.fromkeys(WAYS, 0)
+    rates: dict[str, list[float]] = {w: [] for w in ways}
+    steady: dict[str, list[float]] = {w: [] for w in ways}
+    starts: dict[str, list[float]] = {w: [] for w in ways}
+    cpus: dict[str, list[tuple[float, float]]] = {w: [] for w in ways}
+    decoded = dict.fromkeys(ways, 0)
     server: list[float] = []
     steps = 0
     with tempfile.TemporaryDirectory(prefix="bench-parallel-") as tmp:
         for r in range(args.rounds):
-            order = WAYS[r % len(WAYS):] + WAYS[:r % len(WAYS)]  # no way always runs first (or last)
+            order = ways[r % len(ways):] + ways[:r % len(ways)]  # no way always runs first (or last)
             line = []
             for way in order:
                 if args.baseline is not None and way in base_rates:
@@ -221,7 +246,7 @@ def main() -> None:
     print(f"{args.scenario} ({args.level}), {steps} steps per run, {args.rounds} rounds, medians:")
     print(f"{'way':<11} {'steps/s':>8} {'vs one':>7}  {'first step':>10}  {'after it':>8} {'vs one':>7}"
           f"   CPU ms/step: {'parent':>6} {'devices':>7}")
-    for w in WAYS:
+    for w in ways:
         parent = statistics.median(c[0] for c in cpus[w])
         child = statistics.median(c[1] for c in cpus[w])
         print(f"{w:<11} {med[w]:8.1f} {med[w] / med['one']:6.2f}x  {statistics.median(starts[w]):8.3f} s"
@@ -231,6 +256,9 @@ def main() -> None:
     print(f"\n2 sims in processes / 1 sim: {ratio:.2f}x  (target >= {TARGET}x)  {verdict}"
           f"  (after the first step: {med_steady['processes'] / med_steady['one']:.2f}x)")
     print(f"2 sims as threads   / 1 sim: {med['threads'] / med['one']:.2f}x  (reference: one process, one GIL)")
+    if args.hosted_one:
+        print(f"1 sim in a process  / 1 sim: {med[HOSTED] / med['one']:.2f}x  (reference: what a lone sim would gain "
+              f"from a process; 2 sims in processes / it: {med['processes'] / med[HOSTED]:.2f}x)")
     print(f"screens decoded in the run's process with 2 sims in processes: {decoded['processes']} (they arrive "
           "as PNGs and are written as they came)")
     print(f"fork server, once per guilens process (importing the sim, drawing its screens once): "
