@@ -127,7 +127,7 @@ def test_the_demo_runs_to_success_under_a_persons_keys(pane) -> None:  # type: i
             before = step_of(text)
             p.keys("Enter")  # accept the simulated user's suggestion
             answered += 1
-            p.until(lambda t: step_of(t) > before or "finished:" in status_line(t),  # noqa: B023 - called at once
+            p.until(lambda t, before=before: step_of(t) > before or "finished:" in status_line(t),
                     "accepting the answer did not continue the run", timeout=15)
             continue
         time.sleep(0.2)

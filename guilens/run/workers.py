@@ -11,14 +11,13 @@ spec runs in a process of its own (`guilens.device.process_host`), reached
 through a `HostedDevice`, so the sims draw on separate cores instead of taking
 turns on one GIL. A run with one device keeps it in this process: hosting a
 lone sim buys little (1.03x, 1.14x and 1.07x the in-process rate on the memory
-pack, headless, in three sets of 5-6 fresh runs each,
-`benchmarks/bench_parallel.py --hosted-one`), and a TUI watching it would decode
-every screen it shows (about 9 ms each), which an in-process sim hands over as
-pixels. A real phone (adb)
-stays here too: its time is spent waiting on the adb server, which threads
-already overlap. There is no setting for it: a caller who wants sims as threads
-(the benchmark's reference) hands open devices in `plan.devices`, which are used
-as they are.
+pack, headless, in three sets of 5-6 fresh runs each, the last two with
+`benchmarks/bench_parallel.py --hosted-one`), and a TUI watching it would
+decode every screen it shows (about 9 ms each), which an in-process sim hands
+over as pixels. A real phone (adb) stays here too: its time is spent waiting on
+the adb server, which threads already overlap. There is no setting for it: a
+caller who wants sims as threads (the benchmark's reference) hands open devices
+in `plan.devices`, which are used as they are.
 
 A hosted sim encodes its screens where it draws, and they reach this process
 as PNG bytes (`guilens.png.EncodedScreen`) that the recorder writes as they
