@@ -29,9 +29,24 @@ most of a run on the simulated phone (issue 14). PNG's Up filter, tried on
 the same frames, made ISA-L's output larger, not smaller. In a run a frame
 costs about 2 ms of CPU once unchanged bands are reused (median 1.9 ms over the
 memory pack), of which 0.9 ms is taking the pixels out of Pillow, band by band
-(`_bands_of`), holding the GIL as the band loop does. With plain `zlib`
+(`_bands_at`), holding the GIL as the band loop does. With plain `zlib`
 (no `isal`), a band that barely compresses (photos, video) gets deflate's
 fastest level, since higher levels buy little there at many times the cost.
+
+A renderer that knows what it drew can say so, and spare the writer reading
+bands it did not touch: `BandHistory`, attached to a frame (the sim's, through
+`guilens.device.sim.paint.Canvas`), lists for each band the drawing operations
+that painted it, in order. A band whose list equals the one of the band the
+writer holds has the same pixels, so its bytes are reused without taking its
+pixels out of Pillow or comparing them; only the other bands are read, and
+compared, as before. Over 300 screens of a seeded walk through the sim's apps,
+about three bands in five went unread and a frame cost 2.9-3.3 ms against
+4.3-4.4 ms read whole (the sim spends 0.4-0.5 ms more a frame keeping the
+lists); with the memory pack, one in-process sim went from 76.8 to 88.7 steps/s
+(`benchmarks/bench_parallel.py --baseline`, 5 rounds), as its encoding holds
+the GIL less. A frame someone drew on after the renderer (Pillow copies its
+pixels first), a copy of it or one made from it carries no history that holds,
+and is read whole.
 
 The output is an ordinary PNG (8-bit, filter type 0 on every row) that any
 decoder reads back to the same pixels.
@@ -58,6 +73,8 @@ from typing import Any, ClassVar
 import numpy as np
 from PIL import Image
 from PIL.PngImagePlugin import PngImageFile
+
+from guilens.band_history import BAND_ROWS, BandHistory
 
 
 def _load_deflate() -> tuple[ModuleType, str, int, int]:
@@ -96,21 +113,29 @@ def adler32_combine(adler1: int, adler2: int, len2: int) -> int:
     return sum1 | (sum2 << 16)
 
 
-class _Band:
-    __slots__ = ("adler", "compressed", "filtered_len", "noisy", "raw")
+def _history(img: Image.Image, band_rows: int) -> list[list[Any]] | None:
+    history = BandHistory.of(img)
+    return history.bands if history is not None and history.band_rows == band_rows else None
 
-    def __init__(self, raw: bytes, compressed: bytes, adler: int, filtered_len: int, noisy: bool) -> None:
+
+class _Band:
+    __slots__ = ("adler", "compressed", "filtered_len", "history", "noisy", "raw")
+
+    def __init__(self, raw: bytes | None, compressed: bytes, adler: int, filtered_len: int, noisy: bool) -> None:
         self.raw = raw
+        """The band's pixels, to compare the next frame's with; None when a history stands in for them."""
         self.compressed = compressed
         self.adler = adler
         self.filtered_len = filtered_len
         self.noisy = noisy
+        self.history: list[Any] | None = None
+        """What drew these pixels (`BandHistory`), when the frame that last showed them said so."""
 
 
 class FrameEncoder:
     """Encodes frames to PNG, reusing compressed bands that did not change. Thread-safe."""
 
-    def __init__(self, band_rows: int = 32, level: int | None = None, noisy_ratio: float = 0.35) -> None:
+    def __init__(self, band_rows: int = BAND_ROWS, level: int | None = None, noisy_ratio: float = 0.35) -> None:
         """`level`: the deflate level of every band, in the backend's range (0-3 for `isal`, 0-9 for
         `zlib`; default: the backend's own choice, see `DEFLATE`); a band
         that compressed to more than `noisy_ratio` of its size is compressed at the backend's
@@ -123,26 +148,44 @@ class FrameEncoder:
         self._bands: dict[tuple[str, int, int, int], _Band] = {}
         self.bands_reused = 0
         self.bands_encoded = 0
+        self.bands_unread = 0
+        """Of `bands_reused`, those a frame's `BandHistory` vouched for, so their pixels were never read."""
 
     def encode(self, img: Image.Image) -> bytes:
+        history = None
         if img.mode not in _COLOR_TYPE:
             img = img.convert(output_mode(img))
+        else:
+            history = _history(img, self.band_rows)
         width, height = img.size
         stride = width * _BYTES_PER_PIXEL[img.mode]
+        keys = [(img.mode, width, height, index) for index in range(-(-height // self.band_rows))]
+        with self._lock:
+            cached = [self._bands.get(key) for key in keys]
+        vouched = [history is not None and band is not None and band.history == history[index]
+                   for index, band in enumerate(cached)]
+        raws = _bands_at(img, stride * self.band_rows, [i for i, known in enumerate(vouched) if not known])
         segments: list[bytes] = []
         adler, total = 1, 0
-        for index, band_raw in enumerate(_bands_of(img, stride * self.band_rows)):
-            key = (img.mode, width, height, index)
-            with self._lock:
-                cached = self._bands.get(key)
-            if cached is not None and cached.raw == band_raw:
-                band = cached
+        for index, band in enumerate(cached):
+            cached[index] = None  # a replaced band's pixels go now, not after the frame (7.8 MB at once)
+            if band is not None and vouched[index]:
                 self.bands_reused += 1
+                self.bands_unread += 1
             else:
-                band = self._compress(band_raw, stride, noisy=cached.noisy if cached else False)
-                with self._lock:
-                    self._bands[key] = band
-                self.bands_encoded += 1
+                band_raw = next(raws)
+                if band is not None and band.raw is not None and band.raw == band_raw:
+                    self.bands_reused += 1
+                else:
+                    band = self._compress(band_raw, stride, noisy=band.noisy if band else False)
+                    with self._lock:
+                        self._bands[keys[index]] = band
+                    self.bands_encoded += 1
+                if history is not None:
+                    # The history is what the next frame is compared by; the pixels need not stay
+                    # (7.8 MB a screen). Of the bands read on a walk through the sim's apps, 463 in
+                    # 25,992 (1.8%) had pixels equal to the last frame's; those are compressed again.
+                    band.history, band.raw = history[index], None
             segments.append(band.compressed)
             adler = adler32_combine(adler, band.adler, band.filtered_len)
             total += band.filtered_len
@@ -152,9 +195,10 @@ class FrameEncoder:
 
     @property
     def cached_bytes(self) -> int:
-        """Bytes of pixels the band cache holds: about one frame's, until `clear`."""
+        """Bytes of pixels the band cache holds: about one frame's, until `clear`, or none for frames
+        that carry their `BandHistory`."""
         with self._lock:
-            return sum(len(band.raw) for band in self._bands.values())
+            return sum(len(band.raw) for band in self._bands.values() if band.raw is not None)
 
     def clear(self) -> None:
         """Forget the bands seen so far: the cache holds a copy of the last frame's pixels (7.8 MB
@@ -178,8 +222,9 @@ class FrameEncoder:
         )
 
 
-def _bands_of(img: Image.Image, size: int) -> Iterator[bytes]:
-    """The image's pixels, `size` bytes (whole rows) at a time, top to bottom.
+def _bands_at(img: Image.Image, size: int, indices: list[int]) -> Iterator[bytes]:
+    """The image's pixels in bands of `size` bytes (whole rows), only the bands at `indices`
+    (ascending), each run of neighbours read in one go.
 
     Straight from Pillow's raw encoder, a band per call, rather than slicing `tobytes()`:
     that builds the whole 7.8 MB frame first (fresh pages to fault in, per frame and per
@@ -187,11 +232,25 @@ def _bands_of(img: Image.Image, size: int) -> Iterator[bytes]:
     holds one band at a time. `Image._getencoder` is private but unchanged for a decade; a
     Pillow without it gets `tobytes`.
     """
+    width, height = img.size
+    rows = size // max(1, len(img.getbands()) * width)
+    runs: list[tuple[int, int]] = []
+    for index in indices:
+        if runs and runs[-1][1] == index:
+            runs[-1] = (runs[-1][0], index + 1)
+        else:
+            runs.append((index, index + 1))
+    for first, end in runs:
+        yield from _rows_of(img, size, first * rows, min(height, end * rows))
+
+
+def _rows_of(img: Image.Image, size: int, top: int, bottom: int) -> Iterator[bytes]:
+    """Rows `top` to `bottom` of the image's pixels, `size` bytes at a time (see `_bands_at`)."""
     try:
         enc = Image._getencoder(img.mode, "raw", (img.mode,))
-        enc.setimage(img.im, (0, 0, *img.size))
+        enc.setimage(img.im, (0, top, img.width, bottom))
     except Exception:  # pragma: no cover - a Pillow without the hook
-        raw = memoryview(img.tobytes())
+        raw = memoryview(img.crop((0, top, img.width, bottom)).tobytes())
         for start in range(0, len(raw), size):
             yield bytes(raw[start : start + size])
         return

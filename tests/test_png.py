@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import pickle
 import random
 import zlib
 from concurrent.futures import ThreadPoolExecutor
@@ -12,6 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image, ImageDraw
 
+from guilens.band_history import BandHistory
+from guilens.device.base import readonly_view
 from guilens.png import FrameEncoder, adler32_combine
 
 
@@ -85,3 +88,53 @@ def test_any_sequence_of_edits_round_trips(w: int, h: int, rows: int, edits: lis
     for x, y, v in edits:
         img.putpixel((x % w, y % h), (v, 255 - v, v // 2))
         assert decode(enc.encode(img)).tobytes() == img.tobytes()
+
+
+def _frame(bar_at: int) -> Image.Image:
+    """A 200x320 frame with a bar at rows `bar_at` to `bar_at + 20`, and the history that says so."""
+    img = Image.new("RGB", (200, 320), (240, 240, 250))
+    ImageDraw.Draw(img).rectangle((10, bar_at, 150, bar_at + 19), fill=(200, 30, 30))
+    history = BandHistory(320, band_rows=16)
+    history.add(0, 320, ("new", (240, 240, 250)))
+    history.add(bar_at, bar_at + 20, ("bar", bar_at))
+    history.seal(img)
+    return img
+
+
+def test_bands_a_history_vouches_for_are_reused_unread() -> None:
+    enc = FrameEncoder(band_rows=16)
+    enc.encode(_frame(100))
+    assert enc.bands_unread == 0
+    moved = _frame(200)  # bands 6-7 lose the bar, 12-13 gain it
+    assert decode(enc.encode(moved)).tobytes() == moved.tobytes()
+    assert enc.bands_unread == 16 and enc.bands_encoded == 24
+    again = _frame(200)
+    assert decode(enc.encode(again)).tobytes() == again.tobytes() and enc.bands_unread == 36
+
+
+def test_a_history_is_ignored_once_its_frame_is_drawn_on_or_copied() -> None:
+    enc = FrameEncoder(band_rows=16)
+    enc.encode(_frame(100))
+    view = readonly_view(_frame(100))
+    ImageDraw.Draw(view).rectangle((0, 0, 199, 5), fill=(0, 0, 0))  # Pillow copies the pixels first
+    assert decode(enc.encode(view)).tobytes() == view.tobytes()
+    copy = _frame(100).copy()
+    copy.paste((0, 0, 0), (0, 300, 200, 320))
+    assert decode(enc.encode(copy)).tobytes() == copy.tobytes()
+    assert enc.bands_unread == 0
+    other = FrameEncoder(band_rows=8)  # bands of other heights than the history's: read whole
+    other.encode(_frame(100))
+    other.encode(_frame(100))
+    assert other.bands_unread == 0 and other.bands_reused == 40
+
+
+def test_images_made_from_a_frame_carry_no_history_and_views_share_it() -> None:
+    frame = _frame(100)
+    assert BandHistory.of(readonly_view(frame)) is BandHistory.of(frame) is not None
+    for made in (pickle.loads(pickle.dumps(frame)), frame.copy(), frame.resize((100, 160)), frame.convert("L")):
+        assert BandHistory.of(made) is None and not any(isinstance(v, BandHistory) for v in vars(made).values())
+        assert not any(isinstance(v, BandHistory) for v in made.info.values())
+    enc = FrameEncoder(band_rows=16)
+    enc.encode(_frame(100))
+    again = pickle.loads(pickle.dumps(_frame(100)))
+    assert decode(enc.encode(again)).tobytes() == again.tobytes() and enc.bands_unread == 0

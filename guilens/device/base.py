@@ -15,6 +15,7 @@ from typing import Any, Protocol, runtime_checkable
 from PIL import Image
 
 from guilens.actions import Action
+from guilens.band_history import BandHistory
 from guilens.device.uitree import UINode, parse_ui_xml
 
 
@@ -159,6 +160,7 @@ def readonly_view(img: Image.Image) -> Image.Image:
     try:
         view = img._new(img.im)
         view.readonly = 1
+        BandHistory.share(img, view)  # the same pixels: what was drawn over them still holds
         return view
     except AttributeError:  # pragma: no cover - a Pillow without the private hook
         return img.copy()

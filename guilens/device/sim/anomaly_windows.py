@@ -98,7 +98,7 @@ def _ad_art(c: Canvas, v: View) -> None:
         ImageDraw.Draw(mask).rounded_rectangle((0, 0, w - 1, h + s), radius=w // 25, fill=255)
         art = Image.composite(art, Image.new("RGB", (w, h), (255, 255, 255)), mask)
         _AD_ART[(w, h)] = art
-    c.img.paste(art, (x1 - c.ox, y1 - c.oy))
+    c.paste(("ad art", w, h), art, v.bounds)
 
 
 def _perm(ctx: Ctx, index: int) -> View:

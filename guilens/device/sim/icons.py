@@ -300,8 +300,8 @@ def moon(c: Canvas, r: Rect, col: Color) -> None:
         k = n * 0.42
         dm.ellipse((k, -n * 0.22, k + n * 0.85, n * 0.63), fill=0)
         mask = _MOON[n] = m
-    x, y = round(cx - n / 2) - c.ox, round(cy - n / 2) - c.oy
-    c.img.paste(col, (x, y, x + n, y + n), mask)
+    x, y = round(cx - n / 2), round(cy - n / 2)
+    c.paste(("moon", n, col), col, (x, y, x + n, y + n), mask)
 
 
 def plane(c: Canvas, r: Rect, col: Color) -> None:

@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from PIL import Image
 
+from guilens.band_history import BandHistory
 from guilens.device.sim.paint import (
     Canvas,
     Color,
@@ -335,10 +336,9 @@ class Scroll(View):
                 continue
             # half-visible: draw into a strip so nothing spills over the bars around the list
             band = (x1, max(y1, cy1), x2, min(y2, cy2))
-            strip = c.img.crop((band[0] - c.ox, band[1] - c.oy, band[2] - c.ox, band[3] - c.oy))
-            sub = Canvas(strip, band[0], band[1])
-            ch.draw(sub, inner)
-            c.img.paste(strip, (band[0] - c.ox, band[1] - c.oy))
+            strip = c.strip(band)
+            ch.draw(strip, inner)
+            c.put_back(strip)
         if self.max_offset > 0:  # scrollbar
             vh = y2 - y1
             th = max(60, vh * vh // max(vh, self.content_height))
@@ -413,14 +413,20 @@ def scroll_at(root: View, x: int, y: int) -> Scroll | None:
 
 
 def render(root: View, size: tuple[int, int]) -> Image.Image:
-    """Paint a screen. The root's own fill is the new image's colour, so it is not painted twice."""
+    """Paint a screen. The root's own fill is the new image's colour, so it is not painted twice.
+
+    The screen carries what was drawn over each band of its rows (`BandHistory`),
+    for the recorder's encoder to skip the bands that did not change."""
     bg = root.fill or (0, 0, 0)
     img = Image.new("RGB", size, bg)
-    c = Canvas(img)
+    history = BandHistory(size[1])
+    history.add(0, size[1], ("new", size, bg))
+    c = Canvas(img, history=history)
     if root.paint is not None:
         c.bg = bg
         root.paint(c, root)
     root.content(c, bg)
     for ch in root.children:
         ch.draw(c, bg)
+    history.seal(img)
     return img

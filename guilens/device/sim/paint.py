@@ -8,12 +8,16 @@ with Pillow's bundled font, so screens are byte-identical on every machine.
 
 from __future__ import annotations
 
+import math
 import unicodedata
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from functools import lru_cache
+from typing import Any
 
 from PIL import Image, ImageDraw, ImageFont
+
+from guilens.band_history import BandHistory
 
 Rect = tuple[int, int, int, int]
 Color = tuple[int, int, int]
@@ -136,20 +140,41 @@ _TILES = _TileCache()
 
 
 class Canvas:
-    """Drawing with an origin offset, so a scroll band can be drawn into a cropped strip."""
+    """Drawing with an origin offset, so a scroll band can be drawn into a cropped strip.
 
-    def __init__(self, img: Image.Image, ox: int = 0, oy: int = 0) -> None:
+    Everything drawn on a screen goes through these methods, never through `img`
+    directly: each logs itself in the frame's `BandHistory` (`guilens.band_history`)
+    over the rows it may touch, with every argument that decides its pixels, so
+    the recorder can tell the bands that did not change from the last screen
+    without reading them. A canvas over a private image (a cached piece of art)
+    has no history and logs nothing.
+    """
+
+    def __init__(self, img: Image.Image, ox: int = 0, oy: int = 0, history: BandHistory | None = None,
+                 clip: Rect | None = None) -> None:
         self.img = img
         self.d = ImageDraw.Draw(img)
         self.ox = ox
         self.oy = oy
         self.bg: Color | None = None  # the solid colour under the view being painted, when known
+        self.history = history
+        self.clip: Rect = clip or (ox, oy, ox + img.width, oy + img.height)
+        """The rows and columns of the screen this canvas can change (a strip's, or the whole screen)."""
+        self._where = (ox, oy, *self.clip)
 
     def _r(self, r: Rect) -> Rect:
         return (r[0] - self.ox, r[1] - self.oy, r[2] - self.ox, r[3] - self.oy)
 
+    def _log(self, y1: float, y2: float, op: tuple[Any, ...]) -> None:
+        """Log `op` over screen rows `y1` to `y2` (widened to whole rows), within the clip."""
+        if self.history is not None:
+            top, bottom = max(self.clip[1], math.floor(y1)), min(self.clip[3], math.ceil(y2))
+            if bottom > top:
+                self.history.add(top, bottom, (op, self._where))
+
     def rect(self, r: Rect, fill: Color | None, outline: Color | None = None, width: int = 2,
              radius: int = 0, bg: Color | None = None) -> None:
+        self._log(r[1], r[3], ("rect", r, fill, outline, width, radius, bg))
         x1, y1, x2, y2 = self._r(r)
         if x2 <= x1 or y2 <= y1:
             return
@@ -176,11 +201,12 @@ class Canvas:
         s = drawable(s)
         if not s.strip():
             return
+        h = line_height(size)
+        self._log(y, y + h, ("text", x, y, s, size, fg, bg, bold))
         x -= self.ox
         y -= self.oy
         f = font(size)
         w = text_width(s, size) + 2
-        h = line_height(size)
         stroke = max(1, size // 40) if bold else 0
         if bg is not None:
             def make() -> Image.Image:
@@ -200,18 +226,49 @@ class Canvas:
         self.img.paste(fg, (x - stroke, y, x - stroke + mask.width, y + mask.height), mask)
 
     def line(self, pts: list[tuple[float, float]], fill: Color, width: int) -> None:
+        self._log_points(pts, width, ("line", tuple(pts), fill, width))
         self.d.line([(x - self.ox, y - self.oy) for x, y in pts], fill=fill, width=width, joint="curve")
 
     def ellipse(self, r: Rect, fill: Color | None, outline: Color | None = None, width: int = 2) -> None:
+        self._log(r[1] - 1, r[3] + 1, ("ellipse", r, fill, outline, width))
         x1, y1, x2, y2 = self._r(r)
         self.d.ellipse((x1, y1, x2 - 1, y2 - 1), fill=fill, outline=outline, width=width)
 
     def polygon(self, pts: list[tuple[float, float]], fill: Color) -> None:
+        self._log_points(pts, 1, ("polygon", tuple(pts), fill))
         self.d.polygon([(x - self.ox, y - self.oy) for x, y in pts], fill=fill)
 
     def arc(self, r: Rect, start: float, end: float, fill: Color, width: int) -> None:
+        self._log(r[1] - 1, r[3] + 1, ("arc", r, start, end, fill, width))
         x1, y1, x2, y2 = self._r(r)
         self.d.arc((x1, y1, x2 - 1, y2 - 1), start, end, fill=fill, width=width)
+
+    def _log_points(self, pts: list[tuple[float, float]], width: int, op: tuple[Any, ...]) -> None:
+        if pts:
+            ys = [y for _, y in pts]
+            self._log(min(ys) - width - 2, max(ys) + width + 2, op)
+
+    def paste(self, key: Hashable, tile: Image.Image | Color, box: Rect, mask: Image.Image | None = None) -> None:
+        """Paste `tile` (an image, or a solid colour through `mask`) at `box` on the screen. `key`
+        names what is pasted: equal keys must mean equal pixels (a cached piece of art's key)."""
+        self._log(box[1], box[3], ("paste", key, box))
+        self.img.paste(tile, self._r(box), mask)
+
+    def dim(self, r: Rect, percent: int) -> None:
+        """Darken what is drawn at `r` to `percent` of its brightness (a dialog's scrim)."""
+        self._log(r[1], r[3], ("dim", r, percent))
+        box = self._r(r)
+        region = self.img.crop(box)
+        self.img.paste(Image.eval(region, lambda p: p * percent // 100), box[:2])
+
+    def strip(self, r: Rect) -> Canvas:
+        """A canvas over a copy of `r`, to draw clipped to it; `put_back` lays it down again."""
+        clip = (max(r[0], self.clip[0]), max(r[1], self.clip[1]), min(r[2], self.clip[2]), min(r[3], self.clip[3]))
+        return Canvas(self.img.crop(self._r(r)), r[0], r[1], self.history, clip)
+
+    def put_back(self, strip: Canvas) -> None:
+        """Lay `strip` (from `strip`) back where it was copied from."""
+        self.img.paste(strip.img, (strip.ox - self.ox, strip.oy - self.oy))
 
 
 def mix(a: Color, b: Color, t: float) -> Color:

@@ -401,11 +401,7 @@ def menu(ctx: Ctx, title: str, items: Sequence[tuple[str, str, Handler]], select
 
 def _scrim(c: Canvas, v: View) -> None:
     # A flat dim instead of alpha blending: cheap and identical on every run.
-    x1, y1, x2, y2 = v.bounds
-    region = c.img.crop((x1 - c.ox, y1 - c.oy, x2 - c.ox, y2 - c.oy))
-    from PIL import Image
-
-    c.img.paste(Image.eval(region, lambda p: p * 45 // 100), (x1 - c.ox, y1 - c.oy))
+    c.dim(v.bounds, 45)
 
 
 def toast(ctx: Ctx, text: str) -> View:

@@ -50,7 +50,8 @@ class Launcher(App):
         u = ctx.u
         dark = ctx.theme.dark
         bg = View((0, 0, ctx.w, ctx.h), cls="android.widget.FrameLayout", rid="workspace",
-                  paint=lambda c, v: c.img.paste(_wallpaper((ctx.w, ctx.h), dark), (-c.ox, -c.oy)))
+                  paint=lambda c, v: c.paste(("wallpaper", ctx.w, ctx.h, dark), _wallpaper((ctx.w, ctx.h), dark),
+                                             (0, 0, ctx.w, ctx.h)))
         white = (255, 255, 255)
         y = ctx.top + u(120)
         bg.add(Label((0, y, ctx.w, y + u(230)), ctx.now.strftime("%H:%M"), u(210), white, align="center",
