@@ -41,9 +41,12 @@ writer holds has the same pixels, so its bytes are reused without taking its
 pixels out of Pillow or comparing them; only the other bands are read, and
 compared, as before. Over 300 screens of a seeded walk through the sim's apps,
 about three bands in five went unread and a frame cost 2.9-3.3 ms against
-4.3-4.4 ms read whole (the sim spends 0.4-0.5 ms more a frame keeping the
-lists); with the memory pack, one in-process sim went from 76.8 to 88.7 steps/s
-(`benchmarks/bench_parallel.py --baseline`, 5 rounds), as its encoding holds
+4.3-4.4 ms read whole; the sim spends 0.1-0.35 ms more a screen keeping the
+lists (`benchmarks/bench_device.py --sim-only`, beside the last tree). The
+pixels of bands a history stands for are not kept either (7.8 MB a screen):
+the memory pack's peak RSS went from 190 MB to 178 MB (`benchmarks/bench_pack.py`).
+One in-process sim went from 76.8 and 80.3 to 88.7 and 86.0 steps/s (two runs
+of `benchmarks/bench_parallel.py --baseline`, 5 rounds), as its encoding holds
 the GIL less. A frame someone drew on after the renderer (Pillow copies its
 pixels first), a copy of it or one made from it carries no history that holds,
 and is read whole.
