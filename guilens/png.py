@@ -39,7 +39,7 @@ bands it did not touch: `BandHistory`, attached to a frame (the sim's, through
 that painted it, in order. A band whose list equals the one of the band the
 writer holds has the same pixels, so its bytes are reused without taking its
 pixels out of Pillow or comparing them; only the other bands are read, and
-compared, as before. Over 300 screens of a seeded walk through the sim's apps,
+compressed again. Over 300 screens of a seeded walk through the sim's apps,
 about three bands in five went unread and a frame cost 2.9-3.3 ms against
 4.3-4.4 ms read whole; the sim spends 0.1-0.35 ms more a screen keeping the
 lists (`benchmarks/bench_device.py --sim-only`, beside the last tree). The
