@@ -167,7 +167,7 @@ class FrameEncoder:
             cached = [self._bands.get(key) for key in keys]
         vouched = [history is not None and band is not None and band.history == history[index]
                    for index, band in enumerate(cached)]
-        raws = _bands_at(img, stride * self.band_rows, [i for i, known in enumerate(vouched) if not known])
+        raws = _bands_at(img, stride, self.band_rows, [i for i, known in enumerate(vouched) if not known])
         segments: list[bytes] = []
         adler, total = 1, 0
         for index, band in enumerate(cached):
@@ -225,8 +225,8 @@ class FrameEncoder:
         )
 
 
-def _bands_at(img: Image.Image, size: int, indices: list[int]) -> Iterator[bytes]:
-    """The image's pixels in bands of `size` bytes (whole rows), only the bands at `indices`
+def _bands_at(img: Image.Image, stride: int, rows: int, indices: list[int]) -> Iterator[bytes]:
+    """The image's pixels in bands of `rows` rows (`stride` bytes each), only the bands at `indices`
     (ascending), each run of neighbours read in one go.
 
     Straight from Pillow's raw encoder, a band per call, rather than slicing `tobytes()`:
@@ -235,8 +235,6 @@ def _bands_at(img: Image.Image, size: int, indices: list[int]) -> Iterator[bytes
     holds one band at a time. `Image._getencoder` is private but unchanged for a decade; a
     Pillow without it gets `tobytes`.
     """
-    width, height = img.size
-    rows = size // max(1, len(img.getbands()) * width)
     runs: list[tuple[int, int]] = []
     for index in indices:
         if runs and runs[-1][1] == index:
@@ -244,7 +242,7 @@ def _bands_at(img: Image.Image, size: int, indices: list[int]) -> Iterator[bytes
         else:
             runs.append((index, index + 1))
     for first, end in runs:
-        yield from _rows_of(img, size, first * rows, min(height, end * rows))
+        yield from _rows_of(img, stride * rows, first * rows, min(img.height, end * rows))
 
 
 def _rows_of(img: Image.Image, size: int, top: int, bottom: int) -> Iterator[bytes]:
