@@ -146,3 +146,51 @@ def test_a_png_that_failed_after_its_reply_fails_its_readers_and_the_pipe_stays_
         assert home and device.observe().screenshot.tobytes() == SimDevice().observe().screenshot.tobytes()
     finally:
         device.close()
+
+
+class LoggedPipe:
+    """The parent's end of a host's pipe, noting the order of what it sends and reads."""
+
+    def __init__(self, conn: Any) -> None:
+        self.conn = conn
+        self.log: list[str] = []
+
+    def send_bytes(self, data: bytes) -> None:
+        self.log.append("send")
+        self.conn.send_bytes(data)
+
+    def recv(self) -> Any:
+        got = self.conn.recv()
+        self.log.append("png" if got[0] == "png" else "reply")
+        return got
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.conn, name)
+
+
+@pytest.mark.parametrize(("ahead_max", "order"), [
+    (None, ["send", "png", "reply"]),  # an action: asked before the last screen's bytes are read
+    (0, ["png", "send", "reply"]),  # too large to go first: the bytes are read off the pipe, then it goes
+])
+def test_a_small_request_goes_out_before_the_last_screens_bytes_are_read(
+        monkeypatch: pytest.MonkeyPatch, ahead_max: int | None, order: list[str]) -> None:
+    """The child reads the next request as soon as its PNG is out, without waiting for the run's thread to
+    read that PNG first; a request that might not fit the pipe beside a large PNG goes after it."""
+    import guilens.device.process_host as process_host
+
+    if ahead_max is not None:
+        monkeypatch.setattr(process_host, "_AHEAD_MAX", ahead_max)
+    device = HostedDevice(ProcessHost(SimDevice), prefetch=True)
+    try:
+        local = SimDevice()
+        device.observe()  # a screen whose bytes are still on the pipe behind its reply
+        host = device.host
+        assert isinstance(host, ProcessHost)
+        pipe = LoggedPipe(host._conn)
+        host._conn = pipe
+        assert device.act(OpenApp(app="notes")) == local.act(OpenApp(app="notes"))
+        assert pipe.log == order
+        assert device.observe().screenshot.tobytes() == local.observe().screenshot.tobytes()
+        assert device.state() == local.state()
+    finally:
+        device.close()
