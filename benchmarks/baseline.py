@@ -32,6 +32,14 @@ def environ(root: Path | None) -> dict[str, str]:
     return env
 
 
+def cwd(root: Path | None) -> Path:
+    """Where a measuring process starts: in `root` for a baseline's, else in this tree. Its fork server (device processes)
+    runs `python -c`, which puts the working directory first on its path, and Python 3.11's ignores
+    the path it is handed: started from this tree, a baseline run's devices imported this tree's
+    guilens, not the baseline's."""
+    return root if root is not None else Path(__file__).resolve().parent.parent
+
+
 def check_imported(imported: str, root: Path | None) -> None:
     """Stop when a baseline process imported a guilens other than `root`'s (`imported`: its `__file__`)."""
     if root is not None and not Path(imported).resolve().is_relative_to(root.resolve()):

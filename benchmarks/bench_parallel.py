@@ -184,7 +184,8 @@ def fresh(way: str, args: argparse.Namespace, out: Path, root: Path | None = Non
     whose `guilens` the run imports (first on its path, its device processes' too), else this tree's."""
     cmd = [sys.executable, __file__, "--one", way, "--scenario", args.scenario, "--level", args.level,
            "--out", str(out)] + (["--tasks", str(args.tasks)] if args.tasks is not None else [])
-    done = subprocess.run(cmd, capture_output=True, text=True, check=False, env=baseline.environ(root))
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False, env=baseline.environ(root),
+                          cwd=baseline.cwd(root))
     if done.returncode != 0:
         sys.exit(f"{way}{' (baseline)' if root else ''}: the run failed:\n{done.stderr or done.stdout}")
     got = dict(json.loads(done.stdout.strip().splitlines()[-1]))

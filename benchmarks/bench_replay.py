@@ -313,7 +313,8 @@ def one_session(path: Path, size: tuple[int, int], jumps: int, seed: int, view: 
     the folder whose `guilens` the session imports (first on its path), else this environment's."""
     cmd = [sys.executable, __file__, "--session", str(path), "--size", f"{size[0]}x{size[1]}",
            "--jumps", str(jumps), "--seed", str(seed), "--view", view]
-    done = subprocess.run(cmd, capture_output=True, text=True, check=False, env=baseline.environ(root))
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False, env=baseline.environ(root),
+                          cwd=baseline.cwd(root))
     if done.returncode != 0:
         raise SystemExit(f"a replay session failed ({path}):\n{done.stderr.strip()}")
     got: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])

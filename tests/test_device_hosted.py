@@ -244,7 +244,10 @@ def _outcomes(out: Path) -> dict[str, tuple[Any, ...]]:
         reader = EpisodeReader(attempt)
         ep = reader.episode
         screens = [Image.open(attempt / s.screen).convert("RGB").tobytes() for s in reader.steps if s.screen]
-        found[ep.task] = (ep.status, ep.steps, [m.id for m in ep.milestones], ep.final_answer, screens, ep.device)
+        states = {p.relative_to(attempt).as_posix(): p.read_bytes()  # the rules judge's app state, byte for byte
+                  for p in [*sorted((attempt / "state").glob("*.json")), attempt / "final_state.json"] if p.exists()}
+        found[ep.task] = (ep.status, ep.steps, [m.id for m in ep.milestones], ep.final_answer, screens, states,
+                          ep.device)
     return found
 
 
@@ -262,8 +265,10 @@ def test_a_run_over_two_hosted_sims_matches_one_sim(tmp_path: Path) -> None:
     a, b = _outcomes(tmp_path / "one"), _outcomes(tmp_path / "two")
     assert a.keys() == b.keys() == {"grocery", "budget"}
     for task in a:
-        assert a[task][:5] == b[task][:5], task  # status, steps, milestones, answer, every screen
-    assert {b[t][5] for t in b} == {"sim-1", "sim-2"}
+        assert a[task][:6] == b[task][:6], task  # status, steps, milestones, answer, every screen and state
+        assert "final_state.json" in a[task][5], task
+    assert sum(len(a[t][5]) for t in a) >= 3  # the states read each step, crossed as what changed, are there
+    assert {b[t][6] for t in b} == {"sim-1", "sim-2"}
 
 
 class _Killer:

@@ -46,6 +46,11 @@ the XML it was written from (`Observation.__getstate__`): the run reads it every
 the XML again in the run's process was 0.65 ms of its 4 ms a step; with it, two sims went from
 1.55x to 1.67x the throughput of one (`benchmarks/bench_parallel.py --baseline`, same rounds).
 
+The app state crosses as the apps that changed since the state before
+(`guilens.device.state_crossing`): two sims 148.5 against 140.3 steps/s, and
+2.79 against about 3.1 ms of the parent's CPU a step (medians of 4 rounds of
+`benchmarks/bench_parallel.py --baseline` beside the last tree).
+
 The reply does not wait for the PNG: the child sends the action's result, the
 UI tree and the state with the new screen's mode and size, then encodes, then
 sends the bytes as a message of their own. The parent's `EncodedScreen` holds
@@ -99,6 +104,7 @@ from guilens.device.base import DeviceError, DeviceLost, Observation
 from guilens.device.fork_server import context as _context
 from guilens.device.fork_server import real_stderr as _real_stderr
 from guilens.device.hosted import ActResult, serve
+from guilens.device.state_crossing import StateReceiver, StateSender
 from guilens.png import EncodedScreen, FrameEncoder, LateBytes, output_mode
 
 _CLOSE = "__close__"
@@ -151,6 +157,8 @@ class ProcessHost:
         unchanged is."""
         self._pending: LateBytes | None = None
         """The bytes of the last new screen while they are still on the pipe, behind its reply."""
+        self._states = StateReceiver()
+        """The app states the child sent, put together again (`guilens.device.state_crossing`)."""
         self.cpu_s: float | None = None
         """The CPU seconds the device process used, as it reported when it was closed (benchmarks)."""
 
@@ -168,7 +176,7 @@ class ProcessHost:
                 if not self._ready:
                     self._receive()  # the child's hello: ("ok", None, None), or why the device was not made
                     self._ready = True
-                request = ForkingPickler.dumps((method, args, kwargs))
+                request = ForkingPickler.dumps((method, args, kwargs, self._states.have))
                 if self._pending is not None and len(request) <= _AHEAD_MAX:
                     self._conn.send_bytes(request)  # waiting in the pipe when the child's PNG is out
                     self._settle()
@@ -188,7 +196,7 @@ class ProcessHost:
             if self._lost is None and self._proc.is_alive():
                 with contextlib.suppress(EOFError, OSError):
                     self._settle()  # a screen's bytes still on the pipe are delivered, not dropped
-                    self._conn.send((_CLOSE, (), {}))
+                    self._conn.send((_CLOSE, (), {}, None))
                     if self._conn.poll(_CLOSE_WAIT_S):
                         self.cpu_s = self._conn.recv()[1]
             self._proc.join(_CLOSE_WAIT_S)
@@ -207,7 +215,12 @@ class ProcessHost:
         reply = self._conn.recv()
         if reply[0] == "err":
             raise _unpack_error(reply[1])
-        _, result, frame = reply
+        _, result, frame, state = reply
+        if state is not None:  # the app state crossed as what changed (`guilens.device.state_crossing`)
+            if isinstance(result, ActResult):
+                result.state = self._states.unpack(state)
+            else:
+                result = self._states.unpack(state)
         if frame is None:
             return result
         img = self._screen(frame)
@@ -311,11 +324,11 @@ def _child_main(conn: Connection, factory: Callable[..., Any], args: tuple[Any, 
         except BaseException as err:
             conn.send(("err", _pack_error(err)))
             return
-        conn.send(("ok", None, None))
-        screens = _Screens()
+        conn.send(("ok", None, None, None))
+        screens, states = _Screens(), StateSender()
         while True:
             try:
-                method, a, kw = conn.recv()
+                method, a, kw, have = conn.recv()
             except (EOFError, OSError):  # the parent is gone
                 with contextlib.suppress(Exception):
                     device.close()
@@ -324,13 +337,18 @@ def _child_main(conn: Connection, factory: Callable[..., Any], args: tuple[Any, 
                 with contextlib.suppress(Exception):
                     device.close()
                 used = resource.getrusage(resource.RUSAGE_SELF) if resource is not None else None
-                conn.send(("ok", used.ru_utime + used.ru_stime if used is not None else None, None))
+                conn.send(("ok", used.ru_utime + used.ru_stime if used is not None else None, None, None))
                 return
             try:
                 result = serve(device, method, a, kw)
             except BaseException as err:
                 conn.send(("err", _pack_error(err)))
                 continue
+            state = None
+            if isinstance(result, ActResult) and result.has_state:
+                state, result.state = states.pack(result.state, have), None
+            elif method == "state":
+                state, result = states.pack(result, have), None
             if isinstance(result, Observation | ActResult):
                 try:
                     result, frame, img = screens.split(result)
@@ -338,7 +356,7 @@ def _child_main(conn: Connection, factory: Callable[..., Any], args: tuple[Any, 
                     conn.send(("err", _pack_error(err)))
                     continue
                 try:
-                    conn.send(("ok", result, frame))
+                    conn.send(("ok", result, frame, state))
                 except (EOFError, OSError):
                     raise
                 except Exception as err:  # the rest of the observation does not pickle (pickled before sending)
@@ -353,7 +371,7 @@ def _child_main(conn: Connection, factory: Callable[..., Any], args: tuple[Any, 
                     conn.send((_PNG, png))
             else:
                 try:
-                    conn.send(("ok", result, None))
+                    conn.send(("ok", result, None, state))
                 except Exception as err:  # a result that does not pickle
                     conn.send(("err", _pack_error(err)))
     except (EOFError, OSError):

@@ -119,14 +119,19 @@ class StateLog:
 
     def _encode(self, state: dict[str, Any]) -> str:
         """Compact JSON; an app whose state did not change since the last file reuses its encoding
-        (the sim's state is mostly app data, and one action changes one app at most)."""
+        (the sim's state is mostly app data, and one action changes one app at most). Unchanged is
+        compared, except where the state says so itself: a hosted sim's apps carried over from the
+        state before are that state's very objects (`KeptApps.kept`, `guilens.device.state_crossing`);
+        any other object seen before may have been changed in place, so it is encoded again."""
         apps = state.get("apps")
         if not isinstance(apps, dict) or not apps:
             return _dumps(state)
+        kept: frozenset[str] = getattr(apps, "kept", frozenset())
         parts = []
         for name, value in apps.items():
             known = self._apps.get(name)
-            if known is None or known[0] is value or known[0] != value:  # the same object may have changed
+            if known is None or (known[0] is not value and known[0] != value) or (
+                    known[0] is value and name not in kept):
                 known = self._apps[name] = (value, _dumps(value))
             parts.append(f"{_dumps(str(name))}:{known[1]}")
         head = _dumps({k: v for k, v in state.items() if k != "apps"})
