@@ -169,6 +169,34 @@ def test_snapshot_restore_and_reset() -> None:
         d.dev.restore({"not": "a snapshot"})
 
 
+def test_the_ui_xml_escapes_what_xml_must_and_round_trips() -> None:
+    d = Driver()
+    d.open("notes")
+    d.tap("New note")
+    d.type('Fish & <chips> "now"\n\tthen')  # what XML must escape, through the writer and back
+    typed = d.dev.observe().ui_xml
+    assert typed is not None
+    texts = [n.text for n in parse_ui_xml(typed).iter()]  # Enter moved on to the body
+    assert 'Fish & <chips> "now"' in texts and "\tthen" in texts
+    assert to_ui_xml(parse_ui_xml(typed)) == typed
+
+
+def test_reset_builds_the_phone_as_loaded_every_time() -> None:
+    setup = {"clock": "2026-11-21T09:00:00", "apps": {"notes": {"notes": [{"title": "Seed"}]}},
+             "anomalies": [{"kind": "ad", "app": "shop", "at": "open", "text": "Win a phone!"}]}
+    d = Driver(setup=setup)
+    loaded, image = d.dev.state(), png(d.dev)
+    for _ in range(2):
+        d.open("shop")  # shows the ad, so the anomaly's record changes
+        d.open("notes")
+        d.tap("New note")
+        d.type("Temp")
+        d.dev.set_clock(datetime(2026, 11, 22, 8, 0))
+        assert d.dev.state() != loaded
+        d.dev.reset()
+        assert d.dev.state() == loaded and png(d.dev) == image
+
+
 def test_setup_errors_name_the_path() -> None:
     bad = {"clock": "tomorrow-ish", "apps": {"notes": {"notes": [{"title": "a"}, {"title": "b"}, {"body": "x"}]},
                                              "tetris": {}},
