@@ -64,10 +64,17 @@ class UINode:
         )
 
     def iter(self) -> Iterator[UINode]:
-        """This node and every descendant, depth first, in document order."""
-        yield self
-        for child in self.children:
-            yield from child.iter()
+        """This node and every descendant, depth first, in document order.
+
+        With a stack, not nested generators: each node of a recursive walk passes up through every
+        generator above it, and the checks and selectors walk every tree several times a step."""
+        stack = [self]
+        pop, push = stack.pop, stack.extend
+        while stack:
+            node = pop()
+            yield node
+            if node.children:
+                push(reversed(node.children))
 
     def label(self) -> str:
         """What a person would call this node: its text, its description, or its children's text."""
