@@ -122,11 +122,15 @@ def run_once(way: str, target: str, level: str, tasks: int | None, out: Path) ->
     if way == HOSTED:
         from guilens.device.hosted import HostedDevice
         from guilens.device.process_host import ProcessHost
-        from guilens.device.sim import SimDevice
 
         s = plan.settings
         opened_at = time.perf_counter()  # its opening is timed, as `processes` opens its own inside the run
-        host = ProcessHost(SimDevice, width=s.screen_width, height=s.screen_height)  # as `guilens.run.workers` does
+        try:  # as `guilens.run.workers` does: the sim named, not imported here
+            from guilens.device.process_host import Imported
+            factory: Any = Imported("guilens.device.sim", "SimDevice")
+        except ImportError:  # a baseline tree from before `Imported`
+            from guilens.device.sim import SimDevice as factory
+        host = ProcessHost(factory, width=s.screen_width, height=s.screen_height)
         plan.devices = devices = [HostedDevice(host, prefetch=True)]
     observer = HeadlessObserver(io.StringIO(), color=False, progress=False)
     first: list[float] = []

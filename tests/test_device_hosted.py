@@ -195,6 +195,38 @@ def test_a_killed_child_is_device_lost_and_close_leaves_no_child(capfd: pytest.C
     assert "Traceback" not in "".join(capfd.readouterr())
 
 
+def test_a_run_on_two_sims_leaves_the_sim_to_its_device_processes(tmp_path: Path) -> None:
+    """The run's process names the sim for its device processes (`Imported`) instead of importing it
+    to hand it over: the sim's drawing and device modules stay out of it, and the devices still say
+    they are the SimDevice."""
+    script = tmp_path / "run.py"
+    script.write_text(
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from guilens.run.workers import warm_hosts\n"
+        "if __name__ == '__main__':\n"
+        "    warm_hosts(['sim', 'sim'])\n"
+        "    from guilens.config import Settings\n"
+        "    from guilens.run.engine import Runner\n"
+        "    from guilens.run.plan import plan_run\n"
+        "    plan = plan_run('memory', agent='oracle', devices=['sim', 'sim'], user='oracle', level='L0',\n"
+        f"                    out=Path({str(tmp_path / 'runs')!r}), settings=Settings(), check_agent=False)\n"
+        "    plan.tasks = plan.tasks[:2]\n"
+        "    runner = Runner(plan)\n"
+        "    result = runner.run()\n"
+        "    print(sorted(ep.status for ep in result.episodes))\n"
+        "    print(sorted(repr(d.host) for d in runner.devices.values()))\n"
+        "    print(sorted(m for m in ('guilens.device.sim.device', 'guilens.device.sim.paint',\n"
+        "                             'guilens.device.sim.kit') if m in sys.modules))\n", encoding="utf-8")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120,
+                          cwd=Path(__file__).resolve().parent.parent)
+    assert done.returncode == 0, done.stderr
+    statuses, hosts, imported = done.stdout.splitlines()[-3:]
+    assert statuses == "['success', 'success']"
+    assert re.fullmatch(r"\['ProcessHost\(SimDevice, pid \d+\)', 'ProcessHost\(SimDevice, pid \d+\)'\]", hosts)
+    assert imported == "[]"
+
+
 def test_a_child_ends_when_its_parent_dies(tmp_path: Path) -> None:
     script = tmp_path / "parent.py"
     script.write_text(

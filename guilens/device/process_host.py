@@ -84,6 +84,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import importlib
 import pickle
 import signal
 import threading
@@ -119,11 +120,30 @@ _PNG = "png"
 own, `(_PNG, bytes)`, or `("err", packed)` if encoding failed."""
 
 
+@dataclasses.dataclass(frozen=True)
+class Imported:
+    """A device factory named by where it lives (`Imported("guilens.device.sim", "SimDevice")`),
+    imported only in the device process, when it is called.
+
+    Why: a class handed to `ProcessHost` as itself pickles as a reference, yet
+    the caller must import it first to hand it over. For the sim that import
+    sits on the way to a run's first step (0.05 s with bytecode cached, 0.14 s
+    without), in the run's process, which never draws a hosted sim's screens;
+    its device processes come from a fork server that imported the sim already
+    (`guilens.device.fork_server.PRELOAD`), so there it costs nothing."""
+
+    module: str
+    name: str
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return getattr(importlib.import_module(self.module), self.name)(*args, **kwargs)
+
+
 class ProcessHost:
     """A `DeviceHost` running `factory(*args, **kwargs)` in a child process.
 
-    The factory (a class such as `SimDevice`, or a module-level function) and
-    its arguments must pickle. The child starts at once; the first `call` waits
+    The factory (a class such as `SimDevice`, a module-level function, or an
+    `Imported` naming one) and its arguments must pickle. The child starts at once; the first `call` waits
     until the device is made, and raises the factory's own error if it failed.
     Calls are serialised (one request on the pipe at a time), so one host may
     be used from several threads.
@@ -131,7 +151,8 @@ class ProcessHost:
 
     def __init__(self, factory: Callable[..., Any], /, *args: Any, **kwargs: Any) -> None:
         ctx = _context()
-        self.kind = getattr(factory, "__name__", type(factory).__name__)
+        self.kind = factory.name if isinstance(factory, Imported) else getattr(factory, "__name__",
+                                                                                type(factory).__name__)
         self._lock = threading.Lock()
         self._conn, child_conn = ctx.Pipe()
         self._proc = ctx.Process(target=_child_main, args=(child_conn, factory, args, kwargs),
