@@ -5,7 +5,8 @@ Usage: python benchmarks/bench_parallel.py [--rounds 3] [--scenario memory] [--l
 
 `--baseline DIR`: DIR holds another guilens package (`DIR/guilens`, e.g. the last commit's:
 `git archive HEAD guilens | tar -x -C DIR`); its `one` and `processes` runs are interleaved with
-this tree's in the same rounds, and a last table sets its ratio beside this tree's.
+this tree's in the same rounds (the baseline's first in odd rounds, this tree's first in even
+ones), and a last table sets its ratio beside this tree's.
 
 Runs the same tasks (the memory pack by default: the oracle agent and oracle
 user, headless, every screen recorded) three ways per round, interleaved round
@@ -230,20 +231,27 @@ def main() -> None:
             order = ways[r % len(ways):] + ways[:r % len(ways)]  # no way always runs first (or last)
             line = []
             for way in order:
+                # the baseline's run of a way goes before this tree's in even rounds and after it in odd
+                # ones: the second of two runs back to back was the slower in most pairs, whichever tree
+                roots: list[Path | None] = [None]
                 if args.baseline is not None and way in base_rates:
-                    base = fresh(way, args, Path(tmp) / f"base-{way}-{r}", root=args.baseline)
-                    base_rates[way].append(base["steps"] / base["wall"])
-                    line.append(f"baseline {way} {base['wall']:5.2f} s")
-                got = fresh(way, args, Path(tmp) / f"{way}-{r}")
-                wall, steps = got["wall"], int(got["steps"])
-                rates[way].append(steps / wall)
-                steady[way].append(steps / max(wall - got["first"], 1e-9))
-                starts[way].append(got["first"])
-                cpus[way].append((got["cpu"] / steps * 1000, got["child_cpu"] / steps * 1000))
-                decoded[way] = max(decoded[way], int(got["decodes"]))
-                if way == "processes":
-                    server.append(got["server_cpu"])
-                line.append(f"{way} {wall:5.2f} s ({steps / wall:5.1f} steps/s)")
+                    roots = [args.baseline, None] if r % 2 == 0 else [None, args.baseline]
+                for root in roots:
+                    if root is not None:
+                        base = fresh(way, args, Path(tmp) / f"base-{way}-{r}", root=root)
+                        base_rates[way].append(base["steps"] / base["wall"])
+                        line.append(f"baseline {way} {base['wall']:5.2f} s")
+                        continue
+                    got = fresh(way, args, Path(tmp) / f"{way}-{r}")
+                    wall, steps = got["wall"], int(got["steps"])
+                    rates[way].append(steps / wall)
+                    steady[way].append(steps / max(wall - got["first"], 1e-9))
+                    starts[way].append(got["first"])
+                    cpus[way].append((got["cpu"] / steps * 1000, got["child_cpu"] / steps * 1000))
+                    decoded[way] = max(decoded[way], int(got["decodes"]))
+                    if way == "processes":
+                        server.append(got["server_cpu"])
+                    line.append(f"{way} {wall:5.2f} s ({steps / wall:5.1f} steps/s)")
             print(f"round {r + 1}: " + " · ".join(line), flush=True)
 
     med = {w: statistics.median(v) for w, v in rates.items()}
