@@ -17,6 +17,8 @@ import tui_helpers  # noqa: F401  (pins the phones' cell size)
 from test_replay_speed import record, settled
 from test_tui_run import wait_for
 from textual._compositor import Compositor
+from textual.color import Color
+from textual.css.stylesheet import Stylesheet
 from textual.pilot import Pilot
 
 from guilens.episode import EpisodeReader
@@ -170,6 +172,33 @@ async def test_the_first_paint_waits_for_screens_still_decoding(episode: Path, m
         assert isinstance(screen, ReplayScreen)
         await settled(pilot, screen, 0)
         assert next(s for s in paints.seen if s is not None) == ("step 1 of 30", 0, 1)
+
+
+async def test_the_replay_is_styled_once_before_its_first_paint(episode: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Textual styles every widget as it mounts, and again when the screen first resumes, which comes
+    right after that mount: the replay skips the second styling (about 10 ms of the first step at
+    200x60). What the styles depend on is in place all the same: the width's class, and the focus
+    on the list, whose panel `:focus-within` lights."""
+    styled: list[str] = []
+    apply = Stylesheet.apply
+
+    def counted(sheet: Stylesheet, node: Any, *args: Any, **kwargs: Any) -> Any:
+        if isinstance(node, ReplayScreen):
+            styled.append("screen")
+        return apply(sheet, node, *args, **kwargs)
+
+    monkeypatch.setattr(Stylesheet, "apply", counted)
+    app = GuilensApp(lambda: ReplayScreen(episode))
+    paints = Paints(lambda: len(styled) if isinstance(app.screen, ReplayScreen) and app.screen.is_mounted else None)
+    paints.install(monkeypatch)
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, ReplayScreen)
+        await settled(pilot, screen, 0)
+        assert next(s for s in paints.seen if s is not None) == 1
+        assert screen.has_class("-wide") and screen.query_one("#steps").has_pseudo_class("focus-within")
+        assert screen.query_one("#steps").styles.border_top == ("round", Color.parse(app.theme_variables["accent"]))
 
 
 async def test_the_first_steps_frames_are_made_on_the_decoding_threads(episode: Path,
