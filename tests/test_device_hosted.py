@@ -195,12 +195,19 @@ def test_a_killed_child_is_device_lost_and_close_leaves_no_child(capfd: pytest.C
     assert "Traceback" not in "".join(capfd.readouterr())
 
 
+def _python(tmp_path: Path, source: str, timeout: float) -> subprocess.CompletedProcess[str]:
+    """`source` run as a script of its own (a fresh process, its `__main__` guarded), from the project root."""
+    script = tmp_path / "script.py"
+    script.write_text(source, encoding="utf-8")
+    return subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=timeout,
+                          cwd=Path(__file__).resolve().parent.parent)
+
+
 def test_a_run_on_two_sims_leaves_the_sim_to_its_device_processes(tmp_path: Path) -> None:
     """The run's process names the sim for its device processes (`Imported`) instead of importing it
     to hand it over: the sim's drawing and device modules stay out of it, and the devices still say
     they are the SimDevice."""
-    script = tmp_path / "run.py"
-    script.write_text(
+    done = _python(tmp_path,
         "import sys\n"
         "from pathlib import Path\n"
         "from guilens.run.workers import warm_hosts\n"
@@ -217,9 +224,7 @@ def test_a_run_on_two_sims_leaves_the_sim_to_its_device_processes(tmp_path: Path
         "    print(sorted(ep.status for ep in result.episodes))\n"
         "    print(sorted(repr(d.host) for d in runner.devices.values()))\n"
         "    print(sorted(m for m in ('guilens.device.sim.device', 'guilens.device.sim.paint',\n"
-        "                             'guilens.device.sim.kit') if m in sys.modules))\n", encoding="utf-8")
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120,
-                          cwd=Path(__file__).resolve().parent.parent)
+        "                             'guilens.device.sim.kit') if m in sys.modules))\n", timeout=120)
     assert done.returncode == 0, done.stderr
     statuses, hosts, imported = done.stdout.splitlines()[-3:]
     assert statuses == "['success', 'success']"
@@ -228,8 +233,7 @@ def test_a_run_on_two_sims_leaves_the_sim_to_its_device_processes(tmp_path: Path
 
 
 def test_a_child_ends_when_its_parent_dies(tmp_path: Path) -> None:
-    script = tmp_path / "parent.py"
-    script.write_text(
+    done = _python(tmp_path,
         "import os, signal\n"
         "from guilens.device.hosted import HostedDevice\n"
         "from guilens.device.process_host import ProcessHost\n"
@@ -238,9 +242,7 @@ def test_a_child_ends_when_its_parent_dies(tmp_path: Path) -> None:
         "    host = ProcessHost(SimDevice)\n"
         "    HostedDevice(host).observe()\n"
         "    print(host.pid, flush=True)\n"
-        "    os.kill(os.getpid(), signal.SIGKILL)\n", encoding="utf-8")
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60,
-                          cwd=Path(__file__).resolve().parent.parent)
+        "    os.kill(os.getpid(), signal.SIGKILL)\n", timeout=60)
     assert done.returncode == -signal.SIGKILL
     child = int(done.stdout.split()[0])
     assert _wait_gone(child), f"the device process {child} outlived its parent"
