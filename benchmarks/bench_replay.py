@@ -5,7 +5,8 @@ Usage: python benchmarks/bench_replay.py [--rounds 3] [--jumps 10] [--size 200x6
 
 `--baseline DIR`: DIR holds another guilens package (`DIR/guilens`, e.g. the last commit's:
 `git archive HEAD guilens | tar -x -C DIR`); its sessions run interleaved with this tree's (same
-episodes, same rounds, same machine), and a second table sets its medians beside this tree's.
+episodes, same rounds, same machine; the baseline's first in odd rounds, this tree's first in even
+ones), and a second table sets its medians beside this tree's.
 
 Records two episodes from the simulated phone with the real `Recorder` (21 and
 200 steps, in a temporary folder), then, in interleaved rounds (21, 200, 21,
@@ -393,13 +394,16 @@ def main() -> None:
             floors.append(floor_time((cols, rows)))
             print(f"  round {r + 1}, Textual's floor: {floors[-1]:.0f} ms", file=sys.stderr)
             for n, path in paths.items():
+                # the baseline's session first in odd rounds, this tree's first in even ones, so neither
+                # is always the second of two back to back (the slower, in most pairs)
+                roots: list[Path | None] = [None]
                 if args.baseline is not None and n in (21, 200):
-                    got = one_session(path, (cols, rows), args.jumps, r, args.view, root=args.baseline)
-                    collect(base_results, n, got)
-                    print(f"  round {r + 1}, {n:>3} steps, baseline: first {got['first']:.0f} ms", file=sys.stderr)
-                got = one_session(path, (cols, rows), args.jumps, r, args.view)
-                collect(results, n, got)
-                print(f"  round {r + 1}, {n:>3} steps: first {got['first']:.0f} ms", file=sys.stderr)
+                    roots = [args.baseline, None] if r % 2 == 0 else [None, args.baseline]
+                for root in roots:
+                    got = one_session(path, (cols, rows), args.jumps, r, args.view, root=root)
+                    collect(base_results if root is not None else results, n, got)
+                    print(f"  round {r + 1}, {n:>3} steps{', baseline' if root is not None else ''}: "
+                          f"first {got['first']:.0f} ms", file=sys.stderr)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"replay at {cols}x{rows}, {args.rounds} rounds interleaved, load average {load:.1f} on "
           f"{os.cpu_count()} cores (ms; median / p90; target: PASS when the median is within it)")
