@@ -31,10 +31,12 @@ children (`process_host.Imported`) rather than importing it to hand it over:
 that import sat between `Runner.run()` and the first step (0.05 s with
 bytecode cached, 0.14 s without), and nothing else in a hosted run needs it
 here. Two sims against one on the memory pack, side by side with the tree
-before (`benchmarks/bench_parallel.py --baseline`, medians): 1.71x against
-1.59x over 5 rounds, and 1.82x against 1.49x over 6 rounds with bytecode
-cached. The first step now comes 0.10-0.15 s after `Runner.run()` begins,
-against 0.26 s before (back-to-back runs, bytecode not cached).
+before (`benchmarks/bench_parallel.py --baseline`, medians): 1.66x against
+1.62x over 6 rounds with the two trees taking turns to run first; 1.71x
+against 1.59x (5 rounds) and 1.82x against 1.49x (6 rounds, bytecode cached)
+with the tree before always first. The first step now comes 0.10-0.15 s after
+`Runner.run()` begins, against 0.26 s before (back-to-back runs, bytecode not
+cached).
 """
 
 from __future__ import annotations

@@ -22,9 +22,9 @@ Every paint costs Textual 10-40 ms at 200x60, so the screen paints as few as it 
   one; a decode still running when the screen mounts is waited for; the modules
   the paint would import are imported with the screen;
 - the widgets are styled once, as they mount, not again when the screen first
-  resumes right after (`_styled_at_mount`: 107 against 131 ms to the first step
-  at 200 steps, side by side with the tree before in `benchmarks/bench_replay.py
-  --baseline`);
+  resumes right after (`_styled_at_mount`: 102 against 132 ms to the first step
+  at 200 steps, 104 against 112 at 21, medians of 6 rounds side by side with the
+  tree before in `benchmarks/bench_replay.py --baseline`);
 - `g` prepares the step whose number is being typed, and its Enter shows that
   step in the paint that closes the prompt, not the step left (`replay_keys`);
 - a step is shown whole, its text with its frames (`watch_index`); moving
