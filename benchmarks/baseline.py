@@ -44,3 +44,12 @@ def check_imported(imported: str, root: Path | None) -> None:
     """Stop when a baseline process imported a guilens other than `root`'s (`imported`: its `__file__`)."""
     if root is not None and not Path(imported).resolve().is_relative_to(root.resolve()):
         raise SystemExit(f"the baseline run imported {imported}, not the guilens in {root}")
+
+
+def turns(root: Path | None, round_index: int) -> list[Path | None]:
+    """The trees to measure in round `round_index` (0-based), in order: None for this tree, `root` for the
+    baseline (when given), which goes first in the 1st, 3rd, ... rounds and second in the others. Of two
+    runs back to back the second was the slower in most pairs, whichever tree it was."""
+    if root is None:
+        return [None]
+    return [root, None] if round_index % 2 == 0 else [None, root]

@@ -231,12 +231,7 @@ def main() -> None:
             order = ways[r % len(ways):] + ways[:r % len(ways)]  # no way always runs first (or last)
             line = []
             for way in order:
-                # the baseline's run of a way goes before this tree's in even rounds and after it in odd
-                # ones: the second of two runs back to back was the slower in most pairs, whichever tree
-                roots: list[Path | None] = [None]
-                if args.baseline is not None and way in base_rates:
-                    roots = [args.baseline, None] if r % 2 == 0 else [None, args.baseline]
-                for root in roots:
+                for root in baseline.turns(args.baseline if way in base_rates else None, r):
                     if root is not None:
                         base = fresh(way, args, Path(tmp) / f"base-{way}-{r}", root=root)
                         base_rates[way].append(base["steps"] / base["wall"])

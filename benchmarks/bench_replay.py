@@ -394,12 +394,7 @@ def main() -> None:
             floors.append(floor_time((cols, rows)))
             print(f"  round {r + 1}, Textual's floor: {floors[-1]:.0f} ms", file=sys.stderr)
             for n, path in paths.items():
-                # the baseline's session first in odd rounds, this tree's first in even ones, so neither
-                # is always the second of two back to back (the slower, in most pairs)
-                roots: list[Path | None] = [None]
-                if args.baseline is not None and n in (21, 200):
-                    roots = [args.baseline, None] if r % 2 == 0 else [None, args.baseline]
-                for root in roots:
+                for root in baseline.turns(args.baseline if n in (21, 200) else None, r):
                     got = one_session(path, (cols, rows), args.jumps, r, args.view, root=root)
                     collect(base_results if root is not None else results, n, got)
                     print(f"  round {r + 1}, {n:>3} steps{', baseline' if root is not None else ''}: "
