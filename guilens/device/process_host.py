@@ -143,16 +143,18 @@ class ProcessHost:
     """A `DeviceHost` running `factory(*args, **kwargs)` in a child process.
 
     The factory (a class such as `SimDevice`, a module-level function, or an
-    `Imported` naming one) and its arguments must pickle. The child starts at once; the first `call` waits
-    until the device is made, and raises the factory's own error if it failed.
-    Calls are serialised (one request on the pipe at a time), so one host may
-    be used from several threads.
+    `Imported` naming one) and its arguments must pickle. The child starts at
+    once; the first `call` waits until the device is made, and raises the
+    factory's own error if it failed. Calls are serialised (one request on the
+    pipe at a time), so one host may be used from several threads.
     """
 
     def __init__(self, factory: Callable[..., Any], /, *args: Any, **kwargs: Any) -> None:
         ctx = _context()
-        self.kind = factory.name if isinstance(factory, Imported) else getattr(factory, "__name__",
-                                                                                type(factory).__name__)
+        if isinstance(factory, Imported):
+            self.kind = factory.name
+        else:
+            self.kind = getattr(factory, "__name__", type(factory).__name__)
         self._lock = threading.Lock()
         self._conn, child_conn = ctx.Pipe()
         self._proc = ctx.Process(target=_child_main, args=(child_conn, factory, args, kwargs),
