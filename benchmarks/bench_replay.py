@@ -18,8 +18,16 @@ would be (one process replaying many episodes would carry the last one's
 garbage into the next one's collections), and measures:
 
 - first step: from the moment the app is ready to draw (it asks for its first
-  screen: `GuilensApp.on_mount` calls the screen factory, so reading the
-  episode is included) to the first step shown;
+  screen: `GuilensApp.on_mount` calls the screen factory) to the first step
+  shown. The episode is opened before the app starts, as `guilens replay` opens
+  it (`launch.replay_tui`): its steps read (so a bad line is a one-line error
+  before the terminal changes) and its first step's screens decoding on other
+  threads while Textual starts. That opening's time on the main thread is
+  reported on a line of its own, "opened before the app", with the time from
+  the opening to the first step, Textual's start included; a baseline tree is
+  opened as its own command opened it (a tree from before
+  `EpisodeScreens.opening` read the steps and started the decodes in the
+  screen, inside the time to the first step);
 - next, warm: → after the screen has been idle (its neighbours prepared);
 - far, cold: `g` to a step far from every step seen lately, so its screens
   are not decoded yet (the table says how many of these really decoded), timed
@@ -193,20 +201,39 @@ def far_targets(n: int, count: int, seed: int, start: int) -> list[int]:
     return out
 
 
+def opening(path: Path) -> dict[str, Any]:
+    """What `guilens replay` hands the replay screen, made as it makes it before the app starts
+    (`launch.replay_tui`): the episode read, steps and all, and its screens with the first step's
+    decoding. A tree from before `EpisodeScreens.opening` gets the episode only, its steps unread,
+    as its command gave it."""
+    from guilens.episode import EpisodeReader
+    from guilens.screens import replay_decode
+
+    reader = EpisodeReader(path)
+    if not hasattr(replay_decode.EpisodeScreens, "opening"):
+        return {"reader": reader}
+    _ = reader.steps
+    return {"reader": reader, "screens": replay_decode.EpisodeScreens.opening(reader)}
+
+
 async def session(path: Path, size: tuple[int, int], jumps: int, seed: int, watch: RenderWatch,
                   view: str = "both") -> dict[str, Any]:
     t0 = [0.0]
     app: GuilensApp
+    began = time.perf_counter()
+    opened = opening(path)
+    out: dict[str, Any] = {"opening": (time.perf_counter() - began) * 1000,
+                           "next": [], "cold": [], "cold_at_once": [], "warm": [], "decoded": 0}
 
     def first() -> ReplayScreen:
         t0[0] = time.perf_counter()
         watch.arm(shown(app, 0))
-        return ReplayScreen(path, renderer=fixed("halfcell", view=view, cell=(10, 20)))  # type: ignore[arg-type]
+        return ReplayScreen(path, renderer=fixed("halfcell", view=view, cell=(10, 20)), **opened)  # type: ignore[arg-type]
 
     app = GuilensApp(first)
-    out: dict[str, Any] = {"next": [], "cold": [], "cold_at_once": [], "warm": [], "decoded": 0}
     async with app.run_test(size=size) as pilot:
         out["first"] = await watch.wait(t0[0])
+        out["whole"] = (t0[0] - began) * 1000 + out["first"]
         screen = app.screen
         assert isinstance(screen, ReplayScreen)
         n = len(screen.steps)
@@ -339,8 +366,10 @@ def judged(short: float, long: float, timed: list[float], target: float) -> tupl
 
 
 def collect(acc: dict[int, dict[str, list[float]]], n: int, got: dict[str, Any]) -> None:
-    into = acc.setdefault(n, {"first": [], "next": [], "cold": [], "cold_at_once": [], "warm": [], "decoded": []})
-    into["first"].append(got["first"])
+    into = acc.setdefault(n, {"first": [], "opening": [], "whole": [], "next": [], "cold": [], "cold_at_once": [],
+                              "warm": [], "decoded": []})
+    for key in ("first", "opening", "whole"):
+        into[key].append(got[key])
     for key in ("next", "cold", "cold_at_once", "warm"):
         into[key] += got[key]
     into["decoded"].append(got["decoded"])
@@ -350,7 +379,7 @@ def side_by_side(base: dict[int, dict[str, list[float]]], this: dict[int, dict[s
     """The baseline's medians beside this tree's, measured in the same interleaved rounds."""
     print("\nthe baseline beside this tree, same rounds (ms; median; this/baseline)")
     print(f"{'':28}{'baseline 21':>13}{'this 21':>9}{'ratio':>7}{'baseline 200':>14}{'this 200':>10}{'ratio':>7}")
-    for label, key, _ in ROWS:
+    for label, key, _ in [*ROWS, ("opened before the app", "opening", 0.0), ("opening to first step", "whole", 0.0)]:
         cells = ""
         for n, width in ((21, 13), (200, 14)):
             b, t = statistics.median(base[n][key]), statistics.median(this[n][key])
@@ -409,6 +438,10 @@ def main() -> None:
         growth, verdict = judged(ma, mb, [ma, mb], target)
         print(f"{label:28}{ma:>9.1f} /{p90(a):>6.1f}{mb:>10.1f} /{p90(b):>6.1f}{target:>9.0f}{growth:>9.2f}   "
               f"{verdict}  ({mb / target:.2f}x target)")
+    opened, whole = ({n: statistics.median(results[n][key]) for n in (21, 200)} for key in ("opening", "whole"))
+    print(f"opened before the app (main thread, as `guilens replay` opens it): 21 steps {opened[21]:.1f} ms, "
+          f"200 steps {opened[200]:.1f} ms; from opening to the first step, Textual's start included: "
+          f"{whole[21]:.1f} and {whole[200]:.1f} ms")
     floor = statistics.median(floors)
     firsts = {n: statistics.median(results[n]["first"]) for n in (21, 200)}
     print(f"Textual's floor (a bare screen of this shape and size, static text): {floor:.1f} ms median; "

@@ -3,6 +3,7 @@ and the `guilens replay` / `guilens runs` commands' errors."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -168,6 +169,67 @@ def test_replay_and_runs_commands_explain_bad_directories(tmp_path: Path, runs: 
     assert res.exit_code == 2 and "no such directory" in res.output
     res = cli.invoke(app, ["replay", str(scripted(runs)), "--renderer", "ascii"])
     assert res.exit_code == 2 and "--renderer" in res.output
+
+
+def test_replay_command_names_a_bad_step_line_before_the_terminal_changes(tmp_path: Path, runs: Path) -> None:
+    """A broken line inside `steps.jsonl` (not a last line cut short by a crash, which is dropped) is
+    one line naming the file and the line, exit 2, before the TUI starts: not an error inside it."""
+    import shutil
+
+    from guilens.cli import app
+
+    episode = shutil.copytree(scripted(runs), tmp_path / "attempt-1")
+    lines = (episode / "steps.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(lines) >= 3
+    lines[1] = lines[1][: len(lines[1]) // 2]
+    (episode / "steps.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    res = CliRunner().invoke(app, ["replay", str(episode)])
+    assert res.exit_code == 2, res.output
+    assert res.output.strip() == f"error: {episode / 'steps.jsonl'}:2: not a valid step line"
+
+
+def test_replay_command_decodes_the_first_step_while_textual_starts(runs: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """`launch.replay_tui` starts decoding the first step's two screens before the app starts (the
+    terminal's probe and Textual's start take that long), and the replay screen uses those decodes."""
+    import asyncio
+
+    from guilens.screens import launch
+    from guilens.screens.replay_decode import EpisodeScreens
+
+    made: list[EpisodeScreens] = []
+    original = EpisodeScreens.opening
+
+    def opening(reader: EpisodeReader) -> EpisodeScreens:
+        made.append(original(reader))
+        return made[-1]
+
+    monkeypatch.setattr(EpisodeScreens, "opening", staticmethod(opening))
+    shown: list[ReplayScreen] = []
+
+    async def drive(app: GuilensApp) -> None:
+        async with app.run_test(size=(200, 60)) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, ReplayScreen)
+                           and app.screen.query_one("#before", PhoneView).shown.image is not None)
+            screen = app.screen
+            assert isinstance(screen, ReplayScreen)
+            first = made[0].ready(0)
+            assert screen.screens is made[0] and first is not None
+            assert screen.query_one("#before", PhoneView).shown.image is first.image
+            shown.append(screen)
+
+    def run(app: GuilensApp) -> None:
+        assert len(made) == 1  # made before the app runs: its first step decoding already
+        deadline = time.monotonic() + 10
+        while made[0].ready(0) is None or made[0].ready(1) is None:  # `ready` starts nothing itself
+            assert time.monotonic() < deadline, "the first step's screens were never started"
+            time.sleep(0.01)
+        asyncio.run(drive(app))
+
+    monkeypatch.setattr(GuilensApp, "run", run)
+    path = real(runs)
+    launch.replay_tui(EpisodeReader(path), renderer="halfcell")
+    assert shown  # the replay showed step 1, from the screens decoded since the opening
 
 
 def test_launch_reviews_simulated_answers(tmp_path: Path) -> None:

@@ -66,13 +66,14 @@ def register(app: typer.Typer) -> None:
                 _fail(f"{episode}: not an attempt directory ({hint})")
             target = found[0]
         try:
-            EpisodeReader(target)
+            reader = EpisodeReader(target)
+            _ = reader.steps  # read now: a bad line is this one line, not an error inside the TUI
         except EpisodeError as err:
             _fail(str(err))
         from guilens.config import load_settings
         from guilens.screens.launch import replay_tui
 
-        replay_tui(target, renderer=renderer, settings=load_settings())
+        replay_tui(reader, renderer=renderer, settings=load_settings())
 
     @app.command()
     def runs(

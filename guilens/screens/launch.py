@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from guilens.control import QuestionChannel, RunControl
-    from guilens.episode import Episode
+    from guilens.episode import Episode, EpisodeReader
     from guilens.run.plan import RunPlan
     from guilens.screens.phone_setup import PhoneSetup
     from guilens.users import SimUser, UserContext, UserReply
@@ -116,17 +116,20 @@ def run_tui(plan: RunPlan, *, renderer: str | None = None, paused: bool = False)
     return app.run_result
 
 
-def replay_tui(path: Path | str, *, renderer: str | None = None, settings: Any = None) -> None:
+def replay_tui(reader: EpisodeReader, *, renderer: str | None = None, settings: Any = None) -> None:
+    """The replay of `reader`'s episode, its steps read already (`guilens replay` reads them before
+    the terminal changes, so a bad line is a one-line error). The first step's screens start decoding
+    now, while the terminal is probed and Textual starts."""
     from guilens.config import load_settings
-    from guilens.episode import EpisodeReader
     from guilens.screens.app import GuilensApp
+    from guilens.screens.replay_decode import EpisodeScreens
     from guilens.screens.replay_screen import ReplayScreen
 
-    reader = EpisodeReader(path)  # a bad directory is a one-line error before the terminal changes
+    screens = EpisodeScreens.opening(reader)
     settings = settings if settings is not None else load_settings()
     chosen = pick_renderer(renderer, settings)
-    GuilensApp(lambda: ReplayScreen(path, renderer=chosen, settings=settings, reader=reader), renderer=chosen,
-               settings=settings).run()
+    GuilensApp(lambda: ReplayScreen(reader.dir, renderer=chosen, settings=settings, reader=reader, screens=screens),
+               renderer=chosen, settings=settings).run()
 
 
 def runs_tui(directory: Path | str | None = None, *, renderer: str | None = None, settings: Any = None) -> None:

@@ -72,6 +72,17 @@ class EpisodeScreens:
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="replay-decode")
         self._closed = False
 
+    @classmethod
+    def opening(cls, reader: EpisodeReader) -> EpisodeScreens:
+        """The episode's screens with its first step's two (before and after) already decoding: made
+        as soon as the episode is open, so they decode while the rest opens (`guilens replay`: the
+        terminal's probe and Textual's start; the runs browser: the replay screen's own set-up)."""
+        screens = cls(reader)
+        if reader.steps:
+            screens.future(0)
+            screens.future(1)
+        return screens
+
     def _decode(self, index: int) -> Shot:
         with self._lock:
             self.decodes += 1

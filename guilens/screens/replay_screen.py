@@ -7,7 +7,9 @@ the steps it looked at (those steps are marked ◆ in the list). `j` judges.
 
 Opening and moving do not grow with the episode once its list fills the panel
 (`benchmarks/bench_replay.py`): the list draws only the rows in view (`StepList`);
-the screens are decoded on threads, the first ones while Textual composes, and
+the screens are decoded on threads, the first step's from the moment the episode
+is opened (`EpisodeScreens.opening`: `guilens replay` opens it before Textual
+starts, so they decode while the terminal is probed and Textual starts), and
 the neighbours' frames are prepared ahead (`replay_frames`), so ← → only hand a
 finished frame to the phones; the task's milestones (scenario files) are looked
 up after the first step is painted; the heap is frozen while the replay is open,
@@ -142,9 +144,10 @@ class ReplayScreen(ReplayKeys):
     """The step in view. Not a repaint of the whole screen: the widgets it changes repaint themselves."""
 
     def __init__(self, path: Path | str, *, renderer: Renderer = "halfcell", settings: Any = None,
-                 reader: EpisodeReader | None = None) -> None:
-        """`reader`: the episode already opened (`guilens replay` opens it to check the directory
-        before the terminal changes), so it is not read twice."""
+                 reader: EpisodeReader | None = None, screens: EpisodeScreens | None = None) -> None:
+        """`reader`: the episode already opened, steps and all (`guilens replay` reads it before the
+        terminal changes, so a bad file is a one-line error), so it is not read twice. `screens`:
+        its screens, the first step's decoding since then (`EpisodeScreens.opening`)."""
         super().__init__()
         try:  # the width's class now, as Textual would set it after the first layout: no second layout
             width = self.app.size.width
@@ -158,10 +161,7 @@ class ReplayScreen(ReplayKeys):
         self.settings = settings
         self.reader = reader if reader is not None else EpisodeReader(self.path)
         self.steps: list[Step] = self.reader.steps
-        self.screens = EpisodeScreens(self.reader)
-        if self.steps:  # start decoding the first step's screens while Textual composes
-            self.screens.future(0)
-            self.screens.future(1)
+        self.screens = screens if screens is not None else EpisodeScreens.opening(self.reader)
         self.loader: ReplayLoader | None = None
         self._settled = False
         self._resumed = False
