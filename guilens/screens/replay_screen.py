@@ -190,24 +190,23 @@ class ReplayScreen(ReplayKeys):
             with Vertical(id="steps") as box:
                 box.border_title = f"{len(self.steps)} steps"
                 yield StepList(len(self.steps), self._row, id="step-list")
-            with Horizontal(id="screens"):
-                before = PhoneView(self.renderer, id="before")
-                before.border_title = "before"
-                after = PhoneView(self.renderer, id="after")
-                after.border_title = "after"
-                # Sized now from the app's size, so the first layout is the last (no frame made twice).
-                width, height = self.app.size
-                before.styles.width = after.styles.width = cols = self._phone_cols(before, width, height)
-                # The area the first layout will give them, so the first step's frames and text are
-                # made for it before that layout and are in the first paint (`PhoneView.expect`).
-                area = (cols - 2, height - head.get_height({}, width) - 3)
-                before.expect(*area)
-                after.expect(*area)
-                yield before
-                yield after
-                self.loader = self._make_loader(before, after)
-                if self.steps:  # step 1's frames are made as its screens decode, while Textual mounts
-                    self.loader.prepare_when_decoded(0)
+            before = PhoneView(self.renderer, id="before")
+            before.border_title = "before"
+            after = PhoneView(self.renderer, id="after")
+            after.border_title = "after"
+            # Sized now from the app's size, so the first layout is the last (no frame made twice).
+            width, height = self.app.size
+            before.styles.width = after.styles.width = cols = self._phone_cols(before, width, height)
+            # The area the first layout will give them, so the first step's frames and text are
+            # made for it before that layout and are in the first paint (`PhoneView.expect`).
+            area = (cols - 2, height - head.get_height({}, width) - 3)
+            before.expect(*area)
+            after.expect(*area)
+            yield before
+            yield after
+            self.loader = self._make_loader(before, after)
+            if self.steps:  # step 1's frames are made as its screens decode, while Textual mounts
+                self.loader.prepare_when_decoded(0)
             with Vertical(id="detail"):
                 with TitledScroll(id="detail-box") as box:
                     box.border_title = "step"
