@@ -211,10 +211,8 @@ class ReplayScreen(ReplayKeys):
                 with TitledScroll(id="detail-box") as box:
                     box.border_title = "step"
                     yield Static(id="step-detail")
-                    yield Static(Content.from_markup("[b]Memory[/]"), classes="sub-heading")
-                    yield MemoryView(id="memory")
-                    yield Static(Content.from_markup("[b]Milestones[/]"), classes="sub-heading")
-                    yield MilestoneView(id="milestones")
+                    yield MemoryView(id="memory", heading="Memory")
+                    yield MilestoneView(id="milestones", heading="Milestones")
                 with VerticalScroll(id="verdict-box") as box:
                     box.border_title = "verdict"
                     yield VerdictView(id="verdict")

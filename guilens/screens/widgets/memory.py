@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from textual.content import Content
-from textual.widgets import Static
 
 from guilens.episode import LTMEntry, Memory
+from guilens.screens.widgets.headed import Headed
 from guilens.screens.widgets.render import short
 
 
@@ -159,7 +159,7 @@ def _com_lines(cur: Memory, prev: Memory | None, n: int) -> list[Content]:
     return lines
 
 
-class MemoryView(Static):
+class MemoryView(Headed):
     """Shows one step's memory against the step before."""
 
     DEFAULT_CSS = """
@@ -176,7 +176,7 @@ class MemoryView(Static):
 
     def show(self, memory: Memory, previous: Memory | None = None) -> None:
         self.memory, self.previous = memory, previous
-        self.update(render_memory(memory, previous, width=self.size.width or 200))
+        self.show_content(render_memory(memory, previous, width=self.size.width or 200))
 
     def on_resize(self) -> None:
         self.show(self.memory, self.previous)

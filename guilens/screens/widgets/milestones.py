@@ -20,9 +20,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from textual.content import Content
-from textual.widgets import Static
 
 from guilens.scenarios.milestones import SubTask, path_taken
+from guilens.screens.widgets.headed import Headed
 from guilens.screens.widgets.render import short
 
 
@@ -174,7 +174,7 @@ def render_milestones(rows: list[MilestoneRow], *, width: int = 60) -> Content:
     return Content("\n").join(lines)
 
 
-class MilestoneView(Static):
+class MilestoneView(Headed):
     DEFAULT_CSS = """
     MilestoneView { height: auto; padding: 0 1; }
     """
@@ -224,7 +224,7 @@ class MilestoneView(Static):
 
     def _draw(self) -> None:
         rows = mark_reached(self.rows, self.reached, self.texts)
-        self.update(render_milestones(rows, width=self.size.width or 60))
+        self.show_content(render_milestones(rows, width=self.size.width or 60))
 
     def on_resize(self) -> None:
         self._draw()
