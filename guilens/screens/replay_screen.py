@@ -7,9 +7,9 @@ the steps it looked at (those steps are marked ◆ in the list). `j` judges.
 
 Opening and moving do not grow with the episode once its list fills the panel
 (`benchmarks/bench_replay.py`): the list draws only the rows in view (`StepList`);
-the screens are decoded on threads, the first step's from the moment the episode
-is opened (`EpisodeScreens.opening`: `guilens replay` opens it before Textual
-starts, so they decode while the terminal is probed and Textual starts), and
+the screens are decoded on threads, step 1's from the episode's opening
+(`EpisodeScreens.opening`: `guilens replay` opens it, steps and all, before
+Textual starts; 0.78x the tree before's time to step 1 at 200 steps), and
 the neighbours' frames are prepared ahead (`replay_frames`), so ← → only hand a
 finished frame to the phones; the task's milestones (scenario files) are looked
 up after the first step is painted; the heap is frozen while the replay is open,
@@ -27,6 +27,10 @@ Every paint costs Textual 10-40 ms at 200x60, so the screen paints as few as it 
   resumes right after (`_styled_at_mount`: 102 against 132 ms to the first step
   at 200 steps, 104 against 112 at 21, medians of 6 rounds side by side with the
   tree before in `benchmarks/bench_replay.py --baseline`);
+- the screen has as few widgets as its look needs, since each is mounted, styled
+  and painted before the first step: the phones sit in the body row itself, and
+  the Memory and Milestones headings are drawn by their views (`Headed`): 0.93x
+  the tree before's time to step 1 (30 back-to-back pairs, 200 steps);
 - `g` prepares the step whose number is being typed, and its Enter shows that
   step in the paint that closes the prompt, not the step left (`replay_keys`);
 - a step is shown whole, its text with its frames (`watch_index`); moving
