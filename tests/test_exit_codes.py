@@ -30,9 +30,16 @@ def test_the_four_exit_statuses(tmp_path: Path) -> None:
     assert json.loads((run / "run.json").read_text())["status"] == "completed"  # the run itself did complete
 
 
+def _ctrl_c_as_in_a_terminal() -> None:
+    """SIGINT as a terminal's command gets it: a suite started in the background of a shell without
+    job control (`.ci/run &` from a script) ignores SIGINT, and its children inherit that."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_exits_130_and_keeps_what_was_recorded(tmp_path: Path) -> None:
     proc = subprocess.Popen([*GUILENS, "run", "memory", "--headless", "--out", str(tmp_path / "runs")],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=guilens_env(), cwd=ROOT)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=guilens_env(), cwd=ROOT,
+                            preexec_fn=_ctrl_c_as_in_a_terminal)
     assert proc.stdout is not None
     seen = []
     deadline = time.monotonic() + 60
