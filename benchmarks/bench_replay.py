@@ -203,7 +203,7 @@ def far_targets(n: int, count: int, seed: int, start: int) -> list[int]:
 
 def opening(path: Path) -> dict[str, Any]:
     """What `guilens replay` hands the replay screen, made as it makes it before the app starts
-    (`launch.replay_tui`): the episode read, steps and all, and its screens with the first step's
+    (`launch.replay_tui`): the episode's screens, its steps read and its first step's screens
     decoding. A tree from before `EpisodeScreens.opening` gets the episode only, its steps unread,
     as its command gave it."""
     from guilens.episode import EpisodeReader
@@ -212,8 +212,7 @@ def opening(path: Path) -> dict[str, Any]:
     reader = EpisodeReader(path)
     if not hasattr(replay_decode.EpisodeScreens, "opening"):
         return {"reader": reader}
-    _ = reader.steps
-    return {"reader": reader, "screens": replay_decode.EpisodeScreens.opening(reader)}
+    return {"screens": replay_decode.EpisodeScreens.opening(reader)}  # which reads the steps
 
 
 async def session(path: Path, size: tuple[int, int], jumps: int, seed: int, watch: RenderWatch,

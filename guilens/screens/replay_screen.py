@@ -148,10 +148,10 @@ class ReplayScreen(ReplayKeys):
     """The step in view. Not a repaint of the whole screen: the widgets it changes repaint themselves."""
 
     def __init__(self, path: Path | str, *, renderer: Renderer = "halfcell", settings: Any = None,
-                 reader: EpisodeReader | None = None, screens: EpisodeScreens | None = None) -> None:
-        """`reader`: the episode already opened, steps and all (`guilens replay` reads it before the
-        terminal changes, so a bad file is a one-line error), so it is not read twice. `screens`:
-        its screens, the first step's decoding since then (`EpisodeScreens.opening`)."""
+                 screens: EpisodeScreens | None = None) -> None:
+        """`screens`: the episode already opened, steps and all, with its first step's screens decoding
+        since (`EpisodeScreens.opening`: `guilens replay` opens it before the terminal changes, so a
+        bad file is a one-line error), so it is not read twice."""
         super().__init__()
         try:  # the width's class now, as Textual would set it after the first layout: no second layout
             width = self.app.size.width
@@ -163,9 +163,9 @@ class ReplayScreen(ReplayKeys):
         self.path = Path(path)
         self.renderer: Renderer = renderer
         self.settings = settings
-        self.reader = reader if reader is not None else EpisodeReader(self.path)
+        self.screens = screens if screens is not None else EpisodeScreens.opening(EpisodeReader(self.path))
+        self.reader = self.screens.reader
         self.steps: list[Step] = self.reader.steps
-        self.screens = screens if screens is not None else EpisodeScreens.opening(self.reader)
         self.loader: ReplayLoader | None = None
         self._settled = False
         self._resumed = False
