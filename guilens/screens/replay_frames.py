@@ -158,11 +158,13 @@ class ReplayLoader:
             self.screens.when_decoded(shot_index, partial(self._frame_of, role, action))
 
     def _frame_of(self, role: str, action: dict[str, Any] | None, fut: Future[Shot]) -> None:
-        """A decoded screen's frame and text, on a decoding thread; a failure is left for `_made`."""
+        """A decoded screen's text and frame, on a decoding thread; a failure is left for `_made`.
+        The text first: `cached` (and so the first step's `wait_ready`) counts a pair ready once its
+        frames are, so a frame stored before its text let the event loop lay that text out again."""
         try:
             shot = fut.result()
-            self._frame(shot, role, action, self.frame_key())
             self._text(shot, role, action, self.text_key())
+            self._frame(shot, role, action, self.frame_key())
         except Exception:  # a screen that cannot be read, or a pool shut down: the request reports it
             return
 
