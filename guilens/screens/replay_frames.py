@@ -278,13 +278,13 @@ class ReplayLoader:
 
     def _made(self, index: int, before: Shot, after: Shot) -> Pair:
         """Step `index`'s pair from its two decoded screens: the phone frames made for the view's
-        current box (`frame_key`)."""
-        key, action = self.frame_key(), self.actions[index]
+        current box (`frame_key`). The texts first, as `_frame_of` makes them: a pair `cached` finds
+        by its frames then has its texts too."""
+        key, tkey, action = self.frame_key(), self.text_key(), self.actions[index]
+        before_text, after_text = self._text(before, "before", action, tkey), self._text(after, "after", None, tkey)
         after_frame = self._frame(after, "after", None, key)
         before_frame = self._frame(before, "before", action, key)
-        tkey = self.text_key()
-        return Pair(index, before, after, before_frame, after_frame,
-                    self._text(before, "before", action, tkey), self._text(after, "after", None, tkey))
+        return Pair(index, before, after, before_frame, after_frame, before_text, after_text)
 
     def _run(self) -> None:
         while True:
