@@ -204,14 +204,14 @@ def far_targets(n: int, count: int, seed: int, start: int) -> list[int]:
 def opening(path: Path) -> dict[str, Any]:
     """What `guilens replay` hands the replay screen, made as it makes it before the app starts
     (`launch.replay_tui`): the episode's screens, its steps read and its first step's screens
-    decoding. A tree from before `EpisodeScreens.opening` gets the episode only, its steps unread,
-    as its command gave it."""
+    decoding (which name their episode's directory). A tree from before `EpisodeScreens.opening`
+    gets the episode's path and reader only, its steps unread, as its command gave them."""
     from guilens.episode import EpisodeReader
     from guilens.screens import replay_decode
 
     reader = EpisodeReader(path)
     if not hasattr(replay_decode.EpisodeScreens, "opening"):
-        return {"reader": reader}
+        return {"path": path, "reader": reader}
     return {"screens": replay_decode.EpisodeScreens.opening(reader)}  # which reads the steps
 
 
@@ -227,7 +227,7 @@ async def session(path: Path, size: tuple[int, int], jumps: int, seed: int, watc
     def first() -> ReplayScreen:
         t0[0] = time.perf_counter()
         watch.arm(shown(app, 0))
-        return ReplayScreen(path, renderer=fixed("halfcell", view=view, cell=(10, 20)), **opened)  # type: ignore[arg-type]
+        return ReplayScreen(renderer=fixed("halfcell", view=view, cell=(10, 20)), **opened)  # type: ignore[arg-type]
 
     app = GuilensApp(first)
     async with app.run_test(size=size) as pilot:

@@ -128,7 +128,7 @@ def replay_tui(reader: EpisodeReader, *, renderer: str | None = None, settings: 
     screens = EpisodeScreens.opening(reader)
     settings = settings if settings is not None else load_settings()
     chosen = pick_renderer(renderer, settings)
-    GuilensApp(lambda: ReplayScreen(reader.dir, renderer=chosen, settings=settings, screens=screens),
+    GuilensApp(lambda: ReplayScreen(renderer=chosen, settings=settings, screens=screens),
                renderer=chosen, settings=settings).run()
 
 

@@ -147,11 +147,12 @@ class ReplayScreen(ReplayKeys):
     index: reactive[int] = reactive(0, init=False, repaint=False)
     """The step in view. Not a repaint of the whole screen: the widgets it changes repaint themselves."""
 
-    def __init__(self, path: Path | str, *, renderer: Renderer = "halfcell", settings: Any = None,
+    def __init__(self, path: Path | str | None = None, *, renderer: Renderer = "halfcell", settings: Any = None,
                  screens: EpisodeScreens | None = None) -> None:
-        """`screens`: the episode already opened, steps and all, with its first step's screens decoding
-        since (`EpisodeScreens.opening`: `guilens replay` opens it before the terminal changes, so a
-        bad file is a one-line error), so it is not read twice."""
+        """The episode at `path`, or `screens`: the episode already opened, steps and all, with its
+        first step's screens decoding since (`EpisodeScreens.opening`: `guilens replay` opens it before
+        the terminal changes, so a bad file is a one-line error). One of the two: the screens name
+        their episode's directory themselves."""
         super().__init__()
         try:  # the width's class now, as Textual would set it after the first layout: no second layout
             width = self.app.size.width
@@ -160,11 +161,17 @@ class ReplayScreen(ReplayKeys):
         if width is not None:
             wide = width >= self.HORIZONTAL_BREAKPOINTS[1][0]
             self.update_classes({"-wide": wide, "-narrow": not wide}, update=False)
-        self.path = Path(path)
         self.renderer: Renderer = renderer
         self.settings = settings
-        self.screens = screens if screens is not None else EpisodeScreens.opening(EpisodeReader(self.path))
+        if screens is None:
+            if path is None:
+                raise TypeError("ReplayScreen takes an episode's path or its opened screens")
+            screens = EpisodeScreens.opening(EpisodeReader(path))
+        elif path is not None:
+            raise TypeError("ReplayScreen takes an episode's path or its opened screens, not both")
+        self.screens = screens
         self.reader = self.screens.reader
+        self.path = self.reader.dir
         self.steps: list[Step] = self.reader.steps
         self.loader: ReplayLoader | None = None
         self._settled = False
