@@ -146,7 +146,10 @@ def run_once(way: str, target: str, level: str, tasks: int | None, out: Path) ->
             if not first:
                 first.append(time.perf_counter())
 
-    from guilens.png import EncodedScreen
+    try:
+        from guilens.encoded_screen import EncodedScreen
+    except ImportError:  # a baseline tree from before the module: it was in `guilens.png`
+        from guilens.png import EncodedScreen  # type: ignore[attr-defined,no-redef]
 
     decodes = EncodedScreen.decodes
     cpu0 = cpu_now()

@@ -51,31 +51,34 @@ the GIL less. A frame someone drew on after the renderer (Pillow copies its
 pixels first), a copy of it or one made from it carries no history that holds,
 and is read whole.
 
+A band is compared with more than the last frame's: the writer keeps, per
+band, the last `VERSIONS` (16) it stored with a history, by the history's
+hash (equality of the histories themselves decides, never the hash alone). An
+agent goes back and forth (the launcher after each app, a list after its
+detail page, a dialog shown and dismissed), so a screen is often one seen a few
+frames before. On the memory pack with two sims in processes, the bands
+compressed fell from 12,263 to 5,267 for the run's 360 new screens, and two
+sims went from 1.52x to 1.62x the throughput of one (`benchmarks/bench_parallel.py
+--baseline`, 5 rounds); a sim in the run's process gains nothing measurable
+there, as its encoding is off its step loop. The versions hold compressed bytes
+and histories, not pixels: a few MB at most per writer.
+
 The output is an ordinary PNG (8-bit, filter type 0 on every row) that any
 decoder reads back to the same pixels.
-
-`EncodedScreen` is the other side: a screen that arrives as PNG bytes (a device
-in a process of its own encodes where it draws, `guilens.device.process_host`)
-and stays bytes in the run's process unless someone reads its pixels. It is
-Pillow's own lazily loading `PngImageFile` (the header is read at once, the
-pixels on first use), which keeps the bytes, so the recorder writes them as
-they are instead of encoding the screen a second time.
 """
 
 from __future__ import annotations
 
-import io
 import struct
 import threading
 import zlib
-from collections.abc import Callable, Iterator
-from concurrent.futures import Future
+from collections import OrderedDict
+from collections.abc import Iterator
 from types import ModuleType
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 from PIL import Image
-from PIL.PngImagePlugin import PngImageFile
 
 from guilens.band_history import BAND_ROWS, BandHistory
 
@@ -91,6 +94,10 @@ def _load_deflate() -> tuple[ModuleType, str, int, int]:
 
 _deflate, DEFLATE, _LEVEL, _NOISY_LEVEL = _load_deflate()
 """`DEFLATE`: which deflate the writer uses, `isal` (ISA-L) or `zlib` (the standard one, slower)."""
+
+VERSIONS = 16
+"""Bands kept per position of a frame, each drawn differently, so a screen shown again (the launcher
+after an app, a list after its detail page) reuses its bytes though the frames between were others."""
 
 _SIGNATURE = b"\x89PNG\r\n\x1a\n"
 _COLOR_TYPE = {"L": 0, "RGB": 2, "RGBA": 6}
@@ -114,6 +121,15 @@ def adler32_combine(adler1: int, adler2: int, len2: int) -> int:
     sum1 %= _ADLER_BASE
     sum2 %= _ADLER_BASE
     return sum1 | (sum2 << 16)
+
+
+def _digest(drawn: list[Any] | None) -> int | None:
+    """A band history's hash, to find an earlier band drawn the same way; None if it holds something
+    unhashable (then only the last frame's band is compared with it)."""
+    try:
+        return hash(tuple(drawn)) if drawn is not None else None
+    except TypeError:
+        return None
 
 
 def _history(img: Image.Image, band_rows: int) -> list[list[Any]] | None:
@@ -149,6 +165,8 @@ class FrameEncoder:
         self.noisy_ratio = noisy_ratio
         self._lock = threading.Lock()
         self._bands: dict[tuple[str, int, int, int], _Band] = {}
+        self._drawn: dict[tuple[str, int, int, int], OrderedDict[int, _Band]] = {}
+        """Per band, the last `VERSIONS` bands stored with a history, by its hash: a screen shown again."""
         self.bands_reused = 0
         self.bands_encoded = 0
         self.bands_unread = 0
@@ -165,30 +183,34 @@ class FrameEncoder:
         keys = [(img.mode, width, height, index) for index in range(-(-height // self.band_rows))]
         with self._lock:
             cached = [self._bands.get(key) for key in keys]
-        vouched = [history is not None and band is not None and band.history == history[index]
-                   for index, band in enumerate(cached)]
-        raws = _bands_at(img, stride, self.band_rows, [i for i, known in enumerate(vouched) if not known])
+            known: list[_Band | None] = [None] * len(keys) if history is None else [
+                self._known(key, band, drawn) for key, band, drawn in zip(keys, cached, history, strict=True)]
+        raws = _bands_at(img, stride, self.band_rows, [i for i, band in enumerate(known) if band is None])
         segments: list[bytes] = []
         adler, total = 1, 0
-        for index, band in enumerate(cached):
+        for index, last in enumerate(cached):
             cached[index] = None  # a replaced band's pixels go now, not after the frame (7.8 MB at once)
-            if band is not None and vouched[index]:
+            band = known[index]
+            if band is not None:
                 self.bands_reused += 1
                 self.bands_unread += 1
             else:
                 band_raw = next(raws)
-                if band is not None and band.raw is not None and band.raw == band_raw:
+                if last is not None and last.raw is not None and last.raw == band_raw:
+                    band = last
                     self.bands_reused += 1
                 else:
-                    band = self._compress(band_raw, stride, noisy=band.noisy if band else False)
-                    with self._lock:
-                        self._bands[keys[index]] = band
+                    band = self._compress(band_raw, stride, noisy=last.noisy if last else False)
                     self.bands_encoded += 1
                 if history is not None:
-                    # The history is what the next frame is compared by; the pixels need not stay
+                    # The history is what later frames are compared by; the pixels need not stay
                     # (7.8 MB a screen). Of the bands read on a walk through the sim's apps, 463 in
                     # 25,992 (1.8%) had pixels equal to the last frame's; those are compressed again.
                     band.history, band.raw = history[index], None
+                    self._remember(keys[index], band)
+            if band is not last:
+                with self._lock:
+                    self._bands[keys[index]] = band
             segments.append(band.compressed)
             adler = adler32_combine(adler, band.adler, band.filtered_len)
             total += band.filtered_len
@@ -208,6 +230,33 @@ class FrameEncoder:
         for 1080x2400 RGB), which an encoder kept past its episode would hold for nothing."""
         with self._lock:
             self._bands = {}
+            self._drawn = {}
+
+    def _known(self, key: tuple[str, int, int, int], last: _Band | None, drawn: list[Any]) -> _Band | None:
+        """The stored band drawn as `drawn` says, if any: the last frame's, else an earlier one's."""
+        if last is not None and last.history == drawn:
+            return last
+        versions = self._drawn.get(key)
+        digest = _digest(drawn) if versions else None
+        if versions is None or digest is None:
+            return None
+        band = versions.get(digest)
+        if band is None or band.history != drawn:  # absent, or another history with the same hash
+            return None
+        versions.move_to_end(digest)
+        return band
+
+    def _remember(self, key: tuple[str, int, int, int], band: _Band) -> None:
+        """Keep `band` (compressed bytes and history, no pixels) among its position's recent versions."""
+        digest = _digest(band.history)
+        if digest is None:
+            return
+        with self._lock:
+            versions = self._drawn.setdefault(key, OrderedDict())
+            versions[digest] = band
+            versions.move_to_end(digest)
+            if len(versions) > VERSIONS:
+                versions.popitem(last=False)
 
     def _compress(self, band_raw: bytes, stride: int, *, noisy: bool) -> _Band:
         rows = np.frombuffer(band_raw, np.uint8).reshape(-1, stride)
@@ -266,100 +315,6 @@ def _rows_of(img: Image.Image, size: int, top: int, bottom: int) -> Iterator[byt
             raise RuntimeError(f"Pillow's raw encoder failed ({err})")
     finally:
         enc.cleanup()
-
-
-class LateBytes(Future[bytes]):
-    """PNG bytes that arrive after the screen they belong to (a hosted device replies first and
-    encodes after, `guilens.device.process_host`). `result()` fetches them when they are not here
-    yet: `fetch` (the host's) reads them off the pipe and settles this future, with the bytes or
-    with why they will never come (`DeviceLost` for a device process that died mid-encode)."""
-
-    def __init__(self, fetch: Callable[[], None]) -> None:
-        super().__init__()
-        self._fetch = fetch
-
-    def result(self, timeout: float | None = None) -> bytes:
-        if not self.done():
-            self._fetch()
-            if not self.done():  # pragma: no cover - a host that forgot to settle it: say so, never hang
-                self.set_exception(RuntimeError("a screen's PNG bytes were never delivered"))
-        return super().result(timeout)
-
-    def cancel(self) -> bool:
-        """Never: other screens may share these bytes (a screen shown twice), and a reader must get them."""
-        return False
-
-
-class EncodedScreen(PngImageFile):
-    """A screen held as the PNG bytes it arrived in, decoded on first use of its pixels, once.
-
-    To every reader it is an ordinary `Image.Image` (mode and size are known at
-    once, from the header): resizing it, converting it or reading its pixels
-    decodes it (about 9 ms for a 1080x2400 sim screen, with Pillow's decoder), and only the first of those.
-    The recorder asks for `encoded` instead and never decodes (a headless run on
-    hosted sims decodes no screen; `decodes` counts them, for tests and
-    benchmarks). `encoded` is the phone's screen as it arrived: a caller that
-    draws on the decoded pixels changes the image, not the bytes.
-
-    Its bytes may come after it (`later`): mode and size are given then, and the
-    first reader of `encoded` or of the pixels waits for the bytes (the recorder's
-    writer thread, through `encoded_future`, so the step loop never waits for them).
-
-    It pickles as its PNG bytes (about 90 kB for a sim screen, against 7.8 MB
-    of pixels), and comes back lazy.
-    """
-
-    decodes: ClassVar[int] = 0
-    """Screens decoded in this process so far (every `EncodedScreen`)."""
-    _count_lock: ClassVar[threading.Lock] = threading.Lock()
-
-    def __init__(self, data: bytes) -> None:
-        self._bytes: Future[bytes] = Future()
-        self._bytes.set_result(data)
-        self._opened = True
-        self._decode_lock = threading.Lock()  # the step loop and the TUI's worker may both read it
-        super().__init__(io.BytesIO(data))
-
-    @classmethod
-    def later(cls, data: Future[bytes], mode: str, size: tuple[int, int]) -> EncodedScreen:
-        """A screen whose PNG bytes `data` will deliver; `mode` and `size` are what they will decode to."""
-        self = cls.__new__(cls)
-        Image.Image.__init__(self)
-        self._mode, self._size = mode, tuple(size)  # type: ignore[assignment]
-        self.fp, self._exclusive_fp, self.tile, self.readonly = None, False, [], 1
-        self._bytes = data
-        self._opened = False
-        self._decode_lock = threading.Lock()
-        return self
-
-    @property
-    def encoded(self) -> bytes:
-        """The PNG file's bytes, as received (waiting for them if they are still on their way)."""
-        return self._bytes.result()
-
-    def load(self) -> Any:
-        with self._decode_lock:
-            if not self._opened:  # bytes that came after: read the header now, as the eager path did
-                PngImageFile.__init__(self, io.BytesIO(self._bytes.result()))
-                self._opened = True
-            if self._im is None:
-                with EncodedScreen._count_lock:
-                    EncodedScreen.decodes += 1
-            return super().load()
-
-    @property
-    def decoded(self) -> bool:
-        """Its pixels have been read (decoded) already."""
-        return self._im is not None
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (EncodedScreen, (self.encoded,))
-
-
-def encoded_future(img: Image.Image) -> Future[bytes] | None:
-    """The PNG bytes `img` arrived in, or will (its `result()` waits for them), when it is an
-    `EncodedScreen`; None when it must be encoded. Never waits: what a step loop hands a writer."""
-    return img._bytes if isinstance(img, EncodedScreen) else None
 
 
 def output_mode(img: Image.Image) -> str:

@@ -7,7 +7,7 @@ is on disk, so a reader (`guilens.episode.EpisodeReader`) never meets a step
 whose screen is missing, however the writer died. PNG encoding runs on a
 thread pool; the step loop hands a frame over and goes on to the agent's next
 decision, and waits for the line only before it acts again. A screen that
-arrived encoded (`guilens.png.EncodedScreen`, from a device in a process of
+arrived encoded (`guilens.encoded_screen.EncodedScreen`, from a device in a process of
 its own, which encodes where it draws) is written as the bytes it came in.
 
 A step's files are written ahead of its line (`write_ahead`): a screen's number
@@ -51,8 +51,9 @@ from typing import Any
 
 from PIL import Image
 
+from guilens.encoded_screen import encoded_future
 from guilens.episode_model import Episode, Status, Step, Usage
-from guilens.png import FrameEncoder, encoded_future
+from guilens.png import FrameEncoder
 from guilens.record_writer import RecordWriter
 from guilens.storage import Reserve, StorageError, remove_temporaries, write_atomic
 

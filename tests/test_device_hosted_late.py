@@ -26,8 +26,8 @@ from guilens.device.base import DeviceLost
 from guilens.device.hosted import HostedDevice
 from guilens.device.process_host import ProcessHost
 from guilens.device.sim import SimDevice
+from guilens.encoded_screen import EncodedScreen, encoded_future
 from guilens.episode import Recorder
-from guilens.png import EncodedScreen, encoded_future
 from tests.test_recorder_memory import make_episode, make_step
 
 _GATE_WAIT_S = 30.0

@@ -23,8 +23,9 @@ from guilens.config import Settings
 from guilens.device.hosted import HostedDevice
 from guilens.device.process_host import ProcessHost
 from guilens.device.sim import SimDevice
+from guilens.encoded_screen import EncodedScreen, encoded_future
 from guilens.episode import EpisodeReader, Recorder
-from guilens.png import EncodedScreen, FrameEncoder, encoded_future
+from guilens.png import FrameEncoder
 from guilens.run.engine import Runner
 from guilens.run.plan import plan_run
 from guilens.screens.widgets.halfcell import prepare_frame

@@ -15,7 +15,7 @@ from PIL import Image, ImageDraw
 
 from guilens.band_history import BandHistory
 from guilens.device.base import readonly_view
-from guilens.png import FrameEncoder, adler32_combine
+from guilens.png import VERSIONS, FrameEncoder, adler32_combine
 
 
 def decode(data: bytes) -> Image.Image:
@@ -110,6 +110,56 @@ def test_bands_a_history_vouches_for_are_reused_unread() -> None:
     assert enc.bands_unread == 16 and enc.bands_encoded == 24
     again = _frame(200)
     assert decode(enc.encode(again)).tobytes() == again.tobytes() and enc.bands_unread == 36
+
+
+def test_a_screen_shown_again_reuses_its_bands_though_others_came_between() -> None:
+    enc = FrameEncoder(band_rows=16)
+    enc.encode(_frame(100))
+    enc.encode(_frame(200))  # bands 6-7 and 12-13 change
+    encoded = enc.bands_encoded
+    again = _frame(100)
+    assert decode(enc.encode(again)).tobytes() == again.tobytes()
+    assert enc.bands_encoded == encoded and enc.bands_unread == 16 + 20
+
+
+def _top(shade: int) -> Image.Image:
+    """A frame whose top band alone differs with `shade`, as its history says."""
+    img = Image.new("RGB", (64, 48), (240, 240, 250))
+    ImageDraw.Draw(img).rectangle((0, 0, 63, 15), fill=(shade, 30, 30))
+    history = BandHistory(48, band_rows=16)
+    history.add(0, 48, ("new", (240, 240, 250)))
+    history.add(0, 16, ("top", shade))
+    history.seal(img)
+    return img
+
+
+def test_versions_per_band_are_bounded_and_the_oldest_goes_first() -> None:
+    enc = FrameEncoder(band_rows=16)
+    for shade in range(VERSIONS + 1):  # the top band drawn VERSIONS + 1 ways: the first is forgotten
+        enc.encode(_top(shade))
+    assert all(len(v) <= VERSIONS for v in enc._drawn.values())
+    encoded = enc.bands_encoded
+    enc.encode(_top(1))  # the oldest still held
+    assert enc.bands_encoded == encoded
+    first = _top(0)
+    assert decode(enc.encode(first)).tobytes() == first.tobytes()
+    assert enc.bands_encoded == encoded + 1
+
+
+def test_bands_whose_histories_share_a_hash_are_not_confused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("guilens.png._digest", lambda drawn: 0 if drawn is not None else None)
+    enc = FrameEncoder(band_rows=16)
+    for at in (100, 200, 100, 40):
+        img = _frame(at)
+        assert decode(enc.encode(img)).tobytes() == img.tobytes()
+
+
+def test_a_history_that_cannot_be_hashed_still_stores_the_right_pixels() -> None:
+    enc = FrameEncoder(band_rows=16)
+    for at in (100, 200, 100):
+        img = _frame(at)
+        BandHistory.of(img).add(0, 16, ["unhashable", at])  # type: ignore[union-attr]
+        assert decode(enc.encode(img)).tobytes() == img.tobytes()
 
 
 def test_a_history_is_ignored_once_its_frame_is_drawn_on_or_copied() -> None:

@@ -54,7 +54,7 @@ The app state crosses as the apps that changed since the state before
 The reply does not wait for the PNG: the child sends the action's result, the
 UI tree and the state with the new screen's mode and size, then encodes, then
 sends the bytes as a message of their own. The parent's `EncodedScreen` holds
-a `guilens.png.LateBytes` for them, so the run's step work for that reply
+a `guilens.encoded_screen.LateBytes` for them, so the run's step work for that reply
 (the agent, the milestone checks, handing the step to the recorder) runs
 while the child encodes (about 2 ms of its 6 a step), instead of after it.
 The bytes are read off the pipe right after the next request goes out (so the
@@ -106,7 +106,8 @@ from guilens.device.fork_server import context as _context
 from guilens.device.fork_server import real_stderr as _real_stderr
 from guilens.device.hosted import ActResult, serve
 from guilens.device.state_crossing import StateReceiver, StateSender
-from guilens.png import EncodedScreen, FrameEncoder, LateBytes, output_mode
+from guilens.encoded_screen import EncodedScreen, LateBytes
+from guilens.png import FrameEncoder, output_mode
 
 _CLOSE = "__close__"
 _CLOSE_WAIT_S = 5.0

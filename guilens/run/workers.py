@@ -20,7 +20,7 @@ caller who wants sims as threads (the benchmark's reference) hands open devices
 in `plan.devices`, which are used as they are.
 
 A hosted sim encodes its screens where it draws, and they reach this process
-as PNG bytes (`guilens.png.EncodedScreen`) that the recorder writes as they
+as PNG bytes (`guilens.encoded_screen.EncodedScreen`) that the recorder writes as they
 are: this process decodes a screen only when someone looks at its pixels (the
 TUI, an LLM agent). Its children come from a fork server that imports the sim
 and draws its screens once first (about 0.3 s); `warm_hosts` starts it as soon
