@@ -58,9 +58,10 @@ agent goes back and forth (the launcher after each app, a list after its
 detail page, a dialog shown and dismissed), so a screen is often one seen a few
 frames before. On the memory pack with two sims in processes, the bands
 compressed fell from 12,263 to 5,267 for the run's 360 new screens, and two
-sims went from 1.52x to 1.62x the throughput of one (`benchmarks/bench_parallel.py
---baseline`, 5 rounds); a sim in the run's process gains nothing measurable
-there, as its encoding is off its step loop. The versions hold compressed bytes
+sims went from 203.9 to 217.7 steps/s, 1.60x to 1.66x the throughput of one
+(`benchmarks/bench_parallel.py --baseline`, 9 rounds; 1.52x to 1.62x in another
+run of 5); a sim in the run's process gains nothing measurable there, as its
+encoding is off its step loop. The versions hold compressed bytes
 and histories, not pixels: a few MB at most per writer.
 
 The output is an ordinary PNG (8-bit, filter type 0 on every row) that any
